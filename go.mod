@@ -1,0 +1,28 @@
+module frameindex
+
+go 1.26.8
+
+require (
+	github.com/getkin/kin-openapi v0.152.0
+	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/spf13/cobra v1.10.2
+	github.com/tidwall/rtree v1.10.0
+	go.etcd.io/bbolt v1.5.0
+	golang.org/x/term v0.47.0
+)
+
+require (
+	github.com/go-openapi/jsonpointer v0.22.5 // indirect
+	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/kr/pretty v0.3.1 // indirect
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/oasdiff/yaml v0.1.1 // indirect
+	github.com/oasdiff/yaml3 v0.0.14 // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/spf13/pflag v1.0.10 // indirect
+	github.com/tidwall/geoindex v1.7.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.14.0 // indirect
+)
