@@ -1,0 +1,126 @@
+package bolt
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"frameindex/grid"
+)
+
+func BenchmarkKeyring_Lookup(b *testing.B) {
+	for _, n := range []int{10, 1000} {
+		s := MustOpenStore(b)
+		if _, err := s.AddOrg(Org{ID: "acme"}); err != nil {
+			b.Fatal(err)
+		}
+		var secret string
+		for i := 0; i < n; i++ {
+			_, sec, err := s.MintKey(MintRequest{OrgID: "acme", Preset: "full"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			secret = sec
+		}
+		kr, err := s.Keyring()
+		if err != nil {
+			b.Fatal(err)
+		}
+		now := testNow.Add(time.Hour)
+		b.Run(fmt.Sprintf("keys=%d/valid", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := kr.Lookup(secret, now); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("keys=%d/unknown", n), func(b *testing.B) {
+			b.ReportAllocs()
+			bad := secret[:len(secret)-1] + "x"
+			for b.Loop() {
+				if _, err := kr.Lookup(bad, now); err == nil {
+					b.Fatal("unknown secret found")
+				}
+			}
+		})
+	}
+}
+
+// nationalRuns is a lattice of Nigeria's size: 1,155 rows of three runs,
+// about 1.1 million cells.
+func nationalRuns() []grid.Run {
+	runs := make([]grid.Run, 0, 3*1155)
+	for r := int32(0); r < 1155; r++ {
+		row := 9400 + r
+		runs = append(runs,
+			grid.Run{Row: row, Col0: 21900, Col1: 22200},
+			grid.Run{Row: row, Col0: 22210, Col1: 22500},
+			grid.Run{Row: row, Col0: 22510, Col1: 22860},
+		)
+	}
+	return runs
+}
+
+func BenchmarkStore_GridNationalLattice(b *testing.B) {
+	s := MustOpenStore(b)
+	runs := nationalRuns()
+	info, err := s.PutLattice(runs, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_, got, _, err := s.Grid()
+		if err != nil || len(got) != len(runs) {
+			b.Fatalf("Grid: %d runs, %v", len(got), err)
+		}
+	}
+	b.ReportMetric(float64(info.Frames), "cells")
+}
+
+func BenchmarkStore_PutLatticeNational(b *testing.B) {
+	s := MustOpenStore(b)
+	runs := nationalRuns()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.PutLattice(runs, "bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStore_PutPolygons stores square frames, as an imported grid of
+// the lattice would be; each iteration replaces the previous grid.
+func BenchmarkStore_PutPolygons(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("frames=%d", n), func(b *testing.B) {
+			frames := squareFrames(n)
+			s := mustOpenStoreOpts(b, filepath.Join(b.TempDir(), "frames.db"), Options{Create: true})
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.PutPolygons(frames, "bench"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkStore_GridPolygons(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("frames=%d", n), func(b *testing.B) {
+			s := MustOpenStore(b)
+			if _, err := s.PutPolygons(squareFrames(n), "bench"); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, got, err := s.Grid(); err != nil || len(got) != n {
+					b.Fatalf("Grid: %d frames, %v", len(got), err)
+				}
+			}
+		})
+	}
+}

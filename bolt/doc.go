@@ -1,0 +1,77 @@
+// Package bolt stores a frameindex data file: one bbolt database holding
+// the grid of frames, the organisations and their API keys.
+//
+// # Opening
+//
+// Open checks the file before trusting it and says in one line what is
+// wrong: ErrMissing (no file), ErrLocked (another process has it open for
+// writing, typically a running `frameindex serve`; Open gives up after
+// Options.Timeout, one second by default), ErrForeign (not bbolt, empty, or
+// bbolt without our schema record), ErrCorrupt (damaged meta pages, a
+// truncated file, a record that does not decode), ErrNewerSchema (written
+// by a newer build). bbolt takes an exclusive lock for a read-write open
+// and a shared one with Options.ReadOnly; the lock is per open file, so
+// even two opens in one process exclude each other.
+//
+// # Layout (schema 1)
+//
+// Integer keys are big-endian so that bbolt's byte order is numeric order.
+//
+//	meta        "schema"  uint32 schema number (1)
+//	            "created" creation time, RFC 3339 text, UTC
+//	            "grid"    JSON {"kind","frames","bounds":[minLon,minLat,maxLon,maxLat],"source","builtAt"}
+//	lattice     row uint32 -> (col0 uint32, col1 uint32) pairs, one per run, ascending
+//	frames      id uint64  -> polygons: uvarint count, then per polygon a
+//	                          uvarint ring count, per ring a uvarint point
+//	                          count and (lon, lat) float64 little-endian
+//	orgs        org id     -> JSON {"id","name","plan","created"}
+//	keys        key id     -> JSON {"id","org","name","preset","caps","datasets","digest","created","expires","revoked"}
+//	keydigests  SHA-256 digest of the secret (32 bytes) -> key id
+//
+// A grid is either a lattice (the national 30-arc-second cells, stored as
+// runs of cells per row: a cell needs no stored polygon and the national
+// grid of 1.1 million cells is a few thousand runs) or imported polygon
+// frames; exactly one of the two buckets exists once a grid is stored.
+// PutLattice and PutPolygons replace the grid in one transaction.
+//
+// # Keys
+//
+// A key's secret (SecretPrefix and 32 random bytes in base62) is returned
+// once by MintKey and stored only as its SHA-256 digest. Keyring holds a
+// snapshot of all keys for request-time lookups; reload it after a key is
+// minted or revoked. Key values print and log as their public id only.
+//
+// # Concurrency
+//
+// A Store is safe for concurrent use. Every exported method is one bbolt
+// transaction: bbolt runs one writer at a time and any number of readers,
+// each reader seeing the file as it was when its transaction began.
+// Everything returned is copied out of the file before the transaction
+// ends.
+//
+// # Caveats
+//
+//   - bbolt panics on some damaged pages, and touching a page beyond the
+//     end of a truncated file faults. Open and every method recover both
+//     into ErrCorrupt; a fault is caught with runtime/debug.SetPanicOnFault.
+//     After a panic inside bbolt's own Open the file is closed (its lock
+//     released) but the memory mapping bbolt made, if any, stays until the
+//     process exits.
+//   - bbolt does not check for a damaged page that points back into its
+//     own tree; reading one recurses without end and the Go runtime kills
+//     the process (a stack overflow cannot be recovered). Only damage of
+//     that precise kind escapes ErrCorrupt; `bbolt check` finds it.
+//   - On 64-bit systems other than Windows, bbolt maps 1 GiB of address
+//     space from the start (only pages read become resident), so that big
+//     writes do not remap repeatedly and readers never hold up a writer.
+//     Under a tight address-space limit Open falls back to bbolt's default.
+//   - Open reads the header and the meta bucket only; damage elsewhere is
+//     reported by the call that reads it. `bbolt check FILE` checks the
+//     whole file.
+//   - An empty file at the path is refused (ErrForeign) even with Create:
+//     Create never writes over an existing file.
+//   - Orgs, keys and the grid are read whole; there is no paging. That
+//     suits thousands of keys, not millions.
+//   - The schema number guards against a newer layout; there is no
+//     migration code yet, as there is only schema 1.
+package bolt

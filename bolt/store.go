@@ -1,0 +1,371 @@
+package bolt
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+	bberrors "go.etcd.io/bbolt/errors"
+)
+
+// Errors returned by this package, always wrapped with a one-line message
+// that names what was wrong; test for them with errors.Is.
+var (
+	ErrMissing     = errors.New("data file does not exist")
+	ErrForeign     = errors.New("not a frameindex data file")
+	ErrNewerSchema = errors.New("data file was written by a newer frameindex")
+	ErrLocked      = errors.New("data file is locked by another process")
+	ErrCorrupt     = errors.New("data file is corrupt")
+	ErrNotFound    = errors.New("not found")
+	ErrExists      = errors.New("already exists")
+	ErrNoGrid      = errors.New("data file holds no grid")
+	ErrInvalid     = errors.New("invalid")
+)
+
+// Schema is the newest data file schema this build reads and the one it
+// writes into new files. A file with a higher number is refused with
+// ErrNewerSchema rather than misread.
+const Schema = 1
+
+// DefaultTimeout is how long Open waits for the file lock when
+// Options.Timeout is zero.
+const DefaultTimeout = time.Second
+
+// defaultMmapSize is the memory mapping bbolt starts with on 64-bit systems
+// (address space, not memory: only the pages read are resident). bbolt
+// remaps whenever a write outgrows its mapping, and each remap copies every
+// key and value the write transaction holds; storing a million polygon
+// frames into a small mapping remaps a dozen times and takes twice as long
+// and five times the allocation. A mapping this large also means a
+// long read transaction never holds up a writer that needs to remap (bbolt
+// README, Transactions). On Windows bbolt would grow the file to the
+// mapping size, so there it is left at bbolt's default.
+var defaultMmapSize = func() int {
+	if strconv.IntSize < 64 || runtime.GOOS == "windows" {
+		return 0
+	}
+	return 1 << 30
+}()
+
+// allocSize is how far beyond its last page bbolt grows the file when a
+// write needs more room. With a mapping larger than bbolt's own AllocSize
+// (16 MiB), bbolt would add that much to every file; the writes here are
+// few (administration, grid builds), so a small step costs little.
+const allocSize = 256 << 10
+
+// fileMode is the permission of a data file Open creates: it holds key
+// digests and organisation records, so only its owner reads it.
+const fileMode = 0o600
+
+// Bucket names and the keys of the meta bucket; see the package comment for
+// the layout.
+var (
+	bucketMeta       = []byte("meta")
+	bucketLattice    = []byte("lattice")
+	bucketFrames     = []byte("frames")
+	bucketOrgs       = []byte("orgs")
+	bucketKeys       = []byte("keys")
+	bucketKeyDigests = []byte("keydigests")
+
+	metaSchema  = []byte("schema")
+	metaCreated = []byte("created")
+	metaGrid    = []byte("grid")
+)
+
+// kindError is an error of one of the sentinel kinds above with its own
+// one-line message. It unwraps to the sentinel and, when there is one, to
+// the underlying cause, so errors.Is works for both.
+type kindError struct {
+	kind  error
+	msg   string
+	cause error
+}
+
+func (e *kindError) Error() string { return e.msg }
+
+func (e *kindError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{e.kind}
+	}
+	return []error{e.kind, e.cause}
+}
+
+// errorf returns a kindError of the given kind. cause may be nil; when it is
+// not, its text is not added to the message: say it in format if it helps.
+func errorf(kind, cause error, format string, args ...any) error {
+	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...), cause: cause}
+}
+
+// Options control Open.
+type Options struct {
+	Create   bool          // create the file when missing (otherwise ErrMissing)
+	ReadOnly bool          // shared lock, no writes
+	Timeout  time.Duration // how long to wait for the file lock; zero or less means DefaultTimeout
+
+	// mmapSize, when not zero, replaces defaultMmapSize as bbolt's
+	// InitialMmapSize; tests set it to be independent of the platform.
+	mmapSize int
+}
+
+// Store is an open data file. Its methods are safe for concurrent use by
+// several goroutines; each exported method is one bbolt transaction, so
+// several writers run one after another and readers never wait for them.
+type Store struct {
+	db   *bbolt.DB
+	path string
+
+	// now is the clock for creation and build times; rand is the source of
+	// key secrets and ids. Tests replace them; nil means the real ones.
+	now  func() time.Time
+	rand io.Reader
+
+	closeOnce sync.Once
+}
+
+// Open opens (or, with Create, creates) the data file at path.
+//
+// Errors, each wrapped in a one-line message that names the path:
+// ErrMissing (no file and no Create), ErrLocked (another process holds the
+// file, after opts.Timeout), ErrForeign (the file is not a frameindex data
+// file: not bbolt, empty, or without the schema record), ErrCorrupt (a
+// damaged or truncated file), ErrNewerSchema (written by a newer build),
+// ErrInvalid (Create together with ReadOnly). Other failures (permissions,
+// a directory in the path) come back wrapped with the path.
+//
+// With Create a missing file is made with mode 0600 (parent directories
+// must exist) and its schema record written before Open returns. A file
+// that exists is never created over, even an empty one.
+//
+// Open reads only the file's header and meta bucket: damage elsewhere
+// shows up later, as ErrCorrupt from the call that reads it.
+func Open(path string, opts Options) (*Store, error) {
+	if opts.Create && opts.ReadOnly {
+		return nil, errorf(ErrInvalid, nil, "open data file %q: Create and ReadOnly cannot be used together", path)
+	}
+	if path == "" {
+		return nil, errorf(ErrInvalid, nil, "open data file: empty path")
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+
+	created := false
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if !opts.Create {
+			return nil, errorf(ErrMissing, err, "data file %q does not exist: build one with `frameindex grid build` or `frameindex demo`", path)
+		}
+		created = true
+	case err != nil:
+		return nil, fmt.Errorf("open data file %q: %w", path, err)
+	case fi.IsDir():
+		return nil, errorf(ErrForeign, nil, "data file %q is a directory, not a frameindex data file", path)
+	case !fi.Mode().IsRegular():
+		return nil, errorf(ErrForeign, nil, "data file %q is not a regular file", path)
+	default:
+		// Read and check the bbolt header ourselves first: bbolt would
+		// initialise an empty file as a new database, and a truncated
+		// file would crash the process when bbolt touches a page past
+		// its end.
+		if err := checkHeader(path); err != nil {
+			return nil, err
+		}
+	}
+
+	mmapSize := opts.mmapSize
+	if mmapSize == 0 {
+		mmapSize = defaultMmapSize
+	}
+	db, err := openBolt(path, opts.ReadOnly, created, timeout, mmapSize)
+	if err != nil && mmapSize != 0 && errors.Is(err, syscall.ENOMEM) {
+		// Address space is limited (ulimit -v): let bbolt map the file
+		// at its own size and grow the mapping as it goes.
+		db, err = openBolt(path, opts.ReadOnly, created, timeout, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	db.AllocSize = allocSize
+	s := &Store{db: db, path: path}
+	if err := s.checkMeta(created); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// openBolt opens the bbolt database, mapping its errors to ours. A panic
+// inside bbolt (it panics on some damaged pages, e.g. a bad freelist) becomes
+// ErrCorrupt; the file it had opened is closed so that its lock goes, but
+// its memory mapping, if it made one, stays until the process exits: the
+// bbolt handle that owns it is never returned to us.
+func openBolt(path string, readOnly, creating bool, timeout time.Duration, mmapSize int) (db *bbolt.DB, err error) {
+	var file *os.File
+	defer func() {
+		if r := recover(); r != nil {
+			if file != nil {
+				_ = file.Close()
+			}
+			db, err = nil, errorf(ErrCorrupt, nil, "data file %q is corrupt: %s (check it with `bbolt check`)", path, panicText(r))
+		}
+	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+
+	db, err = bbolt.Open(path, fileMode, &bbolt.Options{
+		Timeout:         timeout,
+		ReadOnly:        readOnly,
+		InitialMmapSize: mmapSize,
+		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+			f, err := os.OpenFile(name, flag, perm)
+			file = f
+			return f, err
+		},
+	})
+	switch {
+	case err == nil:
+		return db, nil
+	case errors.Is(err, bberrors.ErrTimeout):
+		return nil, errorf(ErrLocked, err, "data file %q is locked by another process (waited %v): is `frameindex serve` running on it? Stop it, or make the change through the running server", path, timeout)
+	case errors.Is(err, bberrors.ErrInvalid), errors.Is(err, bberrors.ErrChecksum), errors.Is(err, bberrors.ErrVersionMismatch):
+		return nil, errorf(ErrCorrupt, err, "data file %q is corrupt: %v", path, err)
+	case creating:
+		// For instance a directory in the path that does not exist.
+		return nil, fmt.Errorf("create data file %q: %w", path, err)
+	case errors.Is(err, fs.ErrNotExist):
+		// Removed between our Stat and bbolt's open.
+		return nil, errorf(ErrMissing, err, "data file %q does not exist: build one with `frameindex grid build` or `frameindex demo`", path)
+	default:
+		return nil, fmt.Errorf("open data file %q: %w", path, err)
+	}
+}
+
+// checkMeta verifies the schema record, or writes it into a file this Open
+// call created.
+func (s *Store) checkMeta(created bool) error {
+	var schema uint32
+	found := false
+	err := s.view(func(tx *bbolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			return nil
+		}
+		v := meta.Get(metaSchema)
+		if v == nil {
+			return nil
+		}
+		if len(v) != 4 {
+			return errorf(ErrCorrupt, nil, "data file %q is corrupt: schema record has %d bytes, want 4", s.path, len(v))
+		}
+		schema, found = binary.BigEndian.Uint32(v), true
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case !found && created:
+		err := s.update(func(tx *bbolt.Tx) error {
+			meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+			if err != nil {
+				return err
+			}
+			if err := meta.Put(metaSchema, binary.BigEndian.AppendUint32(nil, Schema)); err != nil {
+				return err
+			}
+			return meta.Put(metaCreated, []byte(s.clock().UTC().Format(time.RFC3339Nano)))
+		})
+		if err != nil {
+			// The file is one this call made (we hold its lock and it has
+			// no schema record): leave no half-made file behind.
+			_ = os.Remove(s.path)
+		}
+		return err
+	case !found:
+		return errorf(ErrForeign, nil, "data file %q is a bbolt database without a frameindex schema record: not a frameindex data file (if its creation was interrupted, delete it and build it again)", s.path)
+	case schema == 0:
+		return errorf(ErrCorrupt, nil, "data file %q is corrupt: schema number 0", s.path)
+	case schema > Schema:
+		return errorf(ErrNewerSchema, nil, "data file %q was written by a newer frameindex (schema %d; this build reads up to %d)", s.path, schema, Schema)
+	}
+	return nil
+}
+
+// Close closes the file and releases its lock. It waits for running
+// transactions to finish. Calling it again, or on a nil Store, returns nil.
+func (s *Store) Close() error {
+	if s == nil || s.db == nil {
+		return nil
+	}
+	var err error
+	s.closeOnce.Do(func() {
+		if cerr := s.db.Close(); cerr != nil {
+			err = fmt.Errorf("close data file %q: %w", s.path, cerr)
+		}
+	})
+	return err
+}
+
+// Path returns the file's path.
+func (s *Store) Path() string { return s.path }
+
+func (s *Store) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
+}
+
+// view runs fn in a read transaction. A panic inside bbolt or a fault on the
+// mapped file (a page that is not there) becomes ErrCorrupt; bbolt has
+// rolled the transaction back by then.
+func (s *Store) view(fn func(*bbolt.Tx) error) (err error) {
+	defer s.recoverCorrupt(&err)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	return s.wrap(s.db.View(fn))
+}
+
+// update runs fn in a read-write transaction, recovering like view.
+func (s *Store) update(fn func(*bbolt.Tx) error) (err error) {
+	defer s.recoverCorrupt(&err)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	return s.wrap(s.db.Update(fn))
+}
+
+func (s *Store) recoverCorrupt(err *error) {
+	if r := recover(); r != nil {
+		*err = errorf(ErrCorrupt, nil, "data file %q is corrupt: %s (check it with `bbolt check`)", s.path, panicText(r))
+	}
+}
+
+// panicText renders a recovered panic value as one line of bounded length.
+func panicText(r any) string {
+	const maxLen = 300
+	t := strings.Join(strings.Fields(fmt.Sprint(r)), " ")
+	if len(t) > maxLen {
+		t = strings.ToValidUTF8(t[:maxLen], "") + "…"
+	}
+	return t
+}
+
+// wrap gives bbolt's own errors (read-only file, closed file, disk full)
+// the path; errors of ours pass through unchanged.
+func (s *Store) wrap(err error) error {
+	var ke *kindError
+	if err == nil || errors.As(err, &ke) {
+		return err
+	}
+	return fmt.Errorf("data file %q: %w", s.path, err)
+}
