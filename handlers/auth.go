@@ -1,0 +1,145 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"frameindex/bolt"
+)
+
+// KeyLookup finds the key for a presented secret. *bolt.Keyring implements
+// it. Lookup must be safe for concurrent use and must not block on I/O (it
+// runs on every request). It returns bolt.ErrUnknownKey, bolt.ErrExpiredKey or
+// bolt.ErrRevokedKey for a bad key (401 invalid_key); any other error is a
+// server failure (500 internal).
+type KeyLookup interface {
+	Lookup(secret string, now time.Time) (bolt.Key, error)
+}
+
+// keyPrefix starts every API key (spec, Authentication).
+const keyPrefix = "svc_sk_"
+
+// principalKey is the context key of the authenticated key.
+type principalKey struct{}
+
+// withPrincipal returns ctx carrying the authenticated key.
+func withPrincipal(ctx context.Context, k bolt.Key) context.Context {
+	return context.WithValue(ctx, principalKey{}, k)
+}
+
+// principalFrom returns the key that authenticated the request, if any.
+func principalFrom(ctx context.Context) (bolt.Key, bool) {
+	k, ok := ctx.Value(principalKey{}).(bolt.Key)
+	return k, ok
+}
+
+// requireKey wraps next with the checks that come before any parameter is
+// read, in the order of the contract (§6): a valid key (401), then the
+// capability (403). The key is put in the request context for next.
+func (s *Server) requireKey(c bolt.Capability, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		key, err := s.authenticate(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if info := infoFrom(r.Context()); info != nil {
+			info.keyID = key.ID
+		}
+		if !key.Has(c) {
+			s.writeError(w, r, newError(codeInsufficientScope,
+				"this key lacks the "+string(c)+" capability; mint a key whose preset grants it"))
+			return
+		}
+		next(w, r.WithContext(withPrincipal(r.Context(), key)))
+	}
+}
+
+// Messages that show the expected form of the credential.
+const (
+	bearerHint   = `send it as "Authorization: Bearer svc_sk_..."`
+	noKeyMessage = "this call needs an API key: " + bearerHint
+)
+
+// authenticate reads the key from the Authorization header, the only place a
+// key is read from, and looks it up. It returns an apiError with code
+// unauthorized when no credential was sent and invalid_key when one was sent
+// but is not a valid key; errors of the KeyLookup are returned as they are
+// (see KeyLookup). Messages never echo the key.
+func (s *Server) authenticate(r *http.Request) (bolt.Key, error) {
+	vals := r.Header.Values("Authorization")
+	if len(vals) == 0 || (len(vals) == 1 && strings.TrimSpace(vals[0]) == "") {
+		if where := misplacedKey(r); where != "" {
+			return bolt.Key{}, newError(codeUnauthorized,
+				"an API key was sent in "+where+", where keys are not read; "+bearerHint)
+		}
+		return bolt.Key{}, newError(codeUnauthorized, noKeyMessage)
+	}
+	if len(vals) > 1 {
+		return bolt.Key{}, newError(codeInvalidKey, "send exactly one Authorization header")
+	}
+	scheme, token, _ := strings.Cut(strings.TrimSpace(vals[0]), " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		msg := "the Authorization header must use the Bearer scheme: " + bearerHint
+		if isToken(scheme) {
+			msg = "the Authorization header uses the " + scheme + " scheme, but API keys use Bearer: " + bearerHint
+		}
+		return bolt.Key{}, newError(codeInvalidKey, msg)
+	}
+	token = strings.Trim(token, " \t")
+	if token == "" {
+		return bolt.Key{}, newError(codeInvalidKey, `the Authorization header holds no key after "Bearer": `+bearerHint)
+	}
+	if !strings.HasPrefix(token, keyPrefix) {
+		return bolt.Key{}, newError(codeInvalidKey, "the API key is not valid: API keys begin with "+keyPrefix)
+	}
+	keys := s.keys()
+	if keys == nil {
+		return bolt.Key{}, errNoKeys
+	}
+	return keys.Lookup(token, s.now())
+}
+
+// isToken reports whether a scheme name is short letters only, safe to echo
+// (a key pasted without a scheme is not).
+func isToken(s string) bool {
+	if s == "" || len(s) > 16 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// Query parameters and headers where people put API keys by mistake.
+var (
+	keyParams  = []string{"key", "api_key", "apikey", "api-key", "access_token", "token"}
+	keyHeaders = []string{"X-Api-Key", "Api-Key"}
+)
+
+// misplacedKey names where a key was sent other than the Authorization
+// header ("the query parameter \"api_key\"", "the X-API-Key header"), or
+// returns "" when it finds none. It names the place, never the value.
+func misplacedKey(r *http.Request) string {
+	for _, h := range keyHeaders {
+		if r.Header.Get(h) != "" {
+			return "the " + h + " header"
+		}
+	}
+	for _, p := range parseQuery(r.URL.RawQuery) {
+		for _, name := range keyParams {
+			if strings.EqualFold(p.key, name) {
+				return `the query parameter "` + name + `"`
+			}
+		}
+		if strings.Contains(p.value, keyPrefix) || strings.Contains(p.key, keyPrefix) {
+			return "the query string"
+		}
+	}
+	return ""
+}

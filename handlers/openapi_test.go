@@ -1,0 +1,261 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"frameindex/grid"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+)
+
+// loadOpenAPI loads and validates the embedded document and returns a router
+// over it.
+func loadOpenAPI(t testing.TB) (*openapi3.T, routers.Router) {
+	t.Helper()
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(openAPIDoc)
+	if err != nil {
+		t.Fatalf("loading openapi.json: %v", err)
+	}
+	if err := doc.Validate(loader.Context); err != nil {
+		t.Fatalf("openapi.json is not a valid OpenAPI document: %v", err)
+	}
+	router, err := legacy.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc, router
+}
+
+// validateResponse checks a real response against the document: the status
+// must be documented for the operation, and headers and body must match.
+// When checkRequest is set, the request is validated too.
+func validateResponse(t testing.TB, router routers.Router, r *http.Request, w *httptest.ResponseRecorder, checkRequest bool) error {
+	t.Helper()
+	route, params, err := router.FindRoute(r)
+	if err != nil {
+		t.Fatalf("no route for %s %s: %v", r.Method, r.URL, err)
+	}
+	opts := &openapi3filter.Options{
+		IncludeResponseStatus: true,
+		MultiError:            true,
+		AuthenticationFunc:    func(context.Context, *openapi3filter.AuthenticationInput) error { return nil },
+	}
+	reqIn := &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: route, Options: opts}
+	if checkRequest {
+		if err := openapi3filter.ValidateRequest(context.Background(), reqIn); err != nil {
+			t.Errorf("the request %s does not match the document: %v", r.URL, err)
+		}
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: reqIn,
+		Status:                 w.Code,
+		Header:                 w.Header(),
+		Options:                opts,
+	}
+	in.SetBodyBytes(w.Body.Bytes())
+	return openapi3filter.ValidateResponse(context.Background(), in)
+}
+
+func TestOpenAPI_Responses(t *testing.T) {
+	_, router := loadOpenAPI(t)
+
+	// A grid with lattice cells around Abuja plus two imported frames
+	// (a Polygon with a hole and a MultiPolygon), and an index that panics
+	// for one point.
+	sq := func(x0, y0, x1, y1 float64) grid.Ring {
+		return grid.Ring{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}, {x0, y0}}
+	}
+	imported := map[uint64]grid.Shape{
+		7: {ID: 7, Box: grid.Box{MinLon: 3, MinLat: 6, MaxLon: 4, MaxLat: 7}, Geom: grid.MultiPolygon{{sq(3, 6, 4, 7), sq(3.25, 6.25, 3.5, 6.5)}}},
+		8: {ID: 8, Box: grid.Box{MinLon: 4, MinLat: 6, MaxLon: 6, MaxLat: 7}, Geom: grid.MultiPolygon{{sq(4, 6, 5, 7)}, {sq(5.5, 6, 6, 6.5)}}},
+	}
+	ix := &fakeIndex{
+		AtFn: func(lat, lon float64) (grid.Shape, bool) {
+			if lat == -1 {
+				panic("test panic")
+			}
+			return abuja.At(lat, lon)
+		},
+		ShapeFn: func(id uint64) (grid.Shape, bool) {
+			if sh, ok := imported[id]; ok {
+				return sh, true
+			}
+			return abuja.Shape(id)
+		},
+		BoxFn: abuja.Box,
+	}
+	s, _ := testServer(t, ix)
+	a := id(9710, 22487)
+
+	tests := []struct {
+		name   string
+		target string
+		secret string
+		status int
+		valid  bool // the request itself is valid by the document
+	}{
+		{"at 200", "/v1/frames/at?lat=9.0765&lon=7.3986", secretGood, 200, true},
+		{"at 400", "/v1/frames/at?lat=91&lon=7", secretGood, 400, false},
+		{"at 400 missing", "/v1/frames/at?lat=9", secretGood, 400, false},
+		{"at 401 unauthorized", "/v1/frames/at?lat=9&lon=7", "", 401, true},
+		{"at 401 invalid_key", "/v1/frames/at?lat=9&lon=7", secretRevoked, 401, true},
+		{"at 403", "/v1/frames/at?lat=9&lon=7", secretNoCap, 403, true},
+		{"at 404", "/v1/frames/at?lat=0&lon=0", secretGood, 404, true},
+		{"at 500", "/v1/frames/at?lat=-1&lon=0", secretGood, 500, true},
+		{"frames 200 bbox", "/v1/frames?bbox=7.39,9.07,7.41,9.08", secretGood, 200, true},
+		{"frames 200 truncated", "/v1/frames?bbox=7.39,9.07,7.41,9.08&limit=2", secretGood, 200, true},
+		{"frames 200 empty", "/v1/frames?bbox=0,0,1,1", secretGood, 200, true},
+		{"frames 200 ids", "/v1/frames?ids=" + a + ",5," + a + "&ids=8,7", secretGood, 200, true},
+		{"frames 200 ids all unknown", "/v1/frames?ids=1,2", secretGood, 200, true},
+		{"frames 400 invalid_bbox", "/v1/frames?bbox=5,0,4,1", secretGood, 400, true},
+		{"frames 400 missing", "/v1/frames", secretGood, 400, true},
+		{"frames 400 invalid", "/v1/frames?ids=x", secretGood, 400, false},
+		{"frames 400 limit", "/v1/frames?bbox=1,2,3,4&limit=0", secretGood, 400, false},
+		{"frames 401", "/v1/frames?bbox=1,2,3,4", "", 401, true},
+		{"frames 403", "/v1/frames?bbox=1,2,3,4", secretNoCap, 403, true},
+		{"frames 500", "/v1/frames?bbox=1,2,3,4", secretBroken, 500, true},
+		{"openapi.json", "/openapi.json", "", 200, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, tt.target, nil)
+			if tt.secret != "" {
+				r.Header.Set("Authorization", "Bearer "+tt.secret)
+			}
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, r)
+			if w.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tt.status, w.Body)
+			}
+			if err := validateResponse(t, router, r, w, tt.valid); err != nil {
+				t.Errorf("the response does not match the document: %v\n%.500s", err, w.Body)
+			}
+		})
+	}
+}
+
+func TestOpenAPI_RejectsWrongBodies(t *testing.T) {
+	// The validation above would pass vacuously if the document allowed
+	// anything; these bodies break it and must be refused.
+	_, router := loadOpenAPI(t)
+	s, _ := testServer(t, abuja)
+	tests := []struct {
+		name, target string
+		status       int
+		tamper       func(string) string
+	}{
+		{"truncated false", "/v1/frames?bbox=7.39,9.07,7.41,9.08&limit=2", 200,
+			func(b string) string { return strings.Replace(b, `"truncated":true`, `"truncated":false`, 1) }},
+		{"null unknownIds", "/v1/frames?ids=1", 200,
+			func(b string) string { return strings.Replace(b, `"unknownIds":["1"]`, `"unknownIds":null`, 1) }},
+		{"numeric id", "/v1/frames/at?lat=9.0765&lon=7.3986", 200,
+			func(b string) string { return strings.Replace(b, `"id":"419494487"`, `"id":419494487`, 1) }},
+		{"bbox of three", "/v1/frames/at?lat=9.0765&lon=7.3986", 200,
+			func(b string) string { return strings.Replace(b, `,9.0833333]}}`, `]}}`, 1) }},
+		{"data and error", "/v1/frames/at?lat=9.0765&lon=7.3986", 200,
+			func(b string) string {
+				return strings.Replace(b, `}}`, `},"error":{"code":"internal","message":"x"}}`, 1)
+			}},
+		{"wrong code for the status", "/v1/frames/at?lat=91&lon=7", 400,
+			func(b string) string { return strings.Replace(b, codeInvalidPoint, codeInvalidBBox, 1) }},
+		{"unknown code", "/v1/frames?bbox=1,2,3,4", 401,
+			func(b string) string { return strings.Replace(b, codeUnauthorized, "nope", 1) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, tt.target, nil)
+			if tt.status != 401 {
+				r.Header.Set("Authorization", "Bearer "+secretGood)
+			}
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, r)
+			if w.Code != tt.status {
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+			if err := validateResponse(t, router, r, w, false); err != nil {
+				t.Fatalf("the untampered response fails: %v", err)
+			}
+			body := tt.tamper(w.Body.String())
+			if body == w.Body.String() {
+				t.Fatalf("tamper changed nothing in %s", body)
+			}
+			w.Body.Reset()
+			w.Body.WriteString(body)
+			if err := validateResponse(t, router, r, w, false); err == nil {
+				t.Errorf("a wrong body passed: %s", body)
+			}
+		})
+	}
+}
+
+func TestOpenAPI_RequiresRequestID(t *testing.T) {
+	_, router := loadOpenAPI(t)
+	s, _ := testServer(t, abuja)
+	r := httptest.NewRequest(http.MethodGet, "/v1/frames/at?lat=9.0765&lon=7.3986", nil)
+	r.Header.Set("Authorization", "Bearer "+secretGood)
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	w.Header().Del("X-Request-Id")
+	if err := validateResponse(t, router, r, w, false); err == nil {
+		t.Error("a response without X-Request-Id passed")
+	}
+}
+
+func TestOpenAPI_Document(t *testing.T) {
+	doc, _ := loadOpenAPI(t)
+	if doc.OpenAPI != "3.1.0" || doc.Info.Version != "1.0.0" {
+		t.Errorf("openapi %s, version %s", doc.OpenAPI, doc.Info.Version)
+	}
+	// The code enum is exactly the codes of the table in errors.go.
+	var raw struct {
+		Components struct {
+			Schemas struct {
+				Error struct {
+					Properties struct {
+						Error struct {
+							Properties struct {
+								Code struct {
+									Enum []string `json:"enum"`
+								} `json:"code"`
+							} `json:"properties"`
+						} `json:"error"`
+					} `json:"properties"`
+				} `json:"Error"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openAPIDoc, &raw); err != nil {
+		t.Fatal(err)
+	}
+	enum := slices.Sorted(slices.Values(raw.Components.Schemas.Error.Properties.Error.Properties.Code.Enum))
+	var codes []string
+	for c := range codeStatus {
+		codes = append(codes, c)
+	}
+	slices.Sort(codes)
+	if !slices.Equal(enum, codes) {
+		t.Errorf("Error.code enum %v, errors.go codes %v", enum, codes)
+	}
+	// Every route of the server is in the document, with its method.
+	for _, route := range []string{"/v1/frames/at", "/v1/frames", "/openapi.json"} {
+		if p := doc.Paths.Value(route); p == nil || p.Get == nil {
+			t.Errorf("%s GET is not documented", route)
+		}
+	}
+	if doc.Paths.Value("/openapi.json").Get.Security == nil || len(*doc.Paths.Value("/openapi.json").Get.Security) != 0 {
+		t.Error("/openapi.json should need no key")
+	}
+	if _, ok := doc.Components.SecuritySchemes["bearerAuth"]; !ok {
+		t.Error("no bearer security scheme")
+	}
+}
