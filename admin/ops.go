@@ -1,0 +1,417 @@
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"frameindex/bolt"
+	"frameindex/grid"
+)
+
+// Operation names.
+const (
+	OpOrgAdd     = "org.add"
+	OpOrgList    = "org.list"
+	OpKeyMint    = "key.mint"
+	OpKeyList    = "key.list"
+	OpKeyRevoke  = "key.revoke"
+	OpGridBuild  = "grid.build"
+	OpGridImport = "grid.import"
+	OpGridInfo   = "grid.info"
+)
+
+// Change tells a server what an operation altered, so it can refresh what it
+// serves.
+type Change int
+
+const (
+	ChangeNone Change = iota
+	ChangeKeys
+	ChangeGrid
+)
+
+// Progress reports how far a long step has got: done of total bytes read.
+type Progress func(step string, done, total int64)
+
+// Ops runs operations against an open store. Safe for concurrent use when
+// Changed is.
+type Ops struct {
+	Store    *bolt.Store
+	Now      func() time.Time // nil = time.Now
+	Changed  func(Change)     // called after a successful write; may be nil
+	Progress Progress         // long steps report here; may be nil
+}
+
+// OrgAdd adds an organisation.
+type OrgAdd struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+	Plan string `json:"plan,omitempty"`
+}
+
+// KeyMint mints a key; TTL is text such as "90d" (empty = the default).
+type KeyMint struct {
+	OrgID    string   `json:"org"`
+	Preset   string   `json:"preset"`
+	Name     string   `json:"name,omitempty"`
+	Datasets []string `json:"datasets,omitempty"`
+	TTL      string   `json:"ttl,omitempty"`
+}
+
+// KeyList lists the keys of one organisation, or all when OrgID is empty.
+type KeyList struct {
+	OrgID string `json:"org,omitempty"`
+}
+
+// KeyRevoke revokes a key by its public id.
+type KeyRevoke struct {
+	ID string `json:"id"`
+}
+
+// GridBuild replaces the grid with the lattice cells touching the polygons
+// of a GeoJSON boundary file. Path must be absolute when sent to a server.
+type GridBuild struct {
+	Boundary string `json:"boundary"`
+}
+
+// GridImport replaces the grid with the polygon frames of a GeoJSON file.
+type GridImport struct {
+	Path string `json:"path"`
+}
+
+// KeyView is what commands show of a key: never the secret, nor its digest.
+type KeyView struct {
+	ID       string            `json:"id"`
+	OrgID    string            `json:"org"`
+	Name     string            `json:"name,omitempty"`
+	Preset   string            `json:"preset"`
+	Caps     []bolt.Capability `json:"capabilities"`
+	Datasets []string          `json:"datasets,omitempty"`
+	Created  time.Time         `json:"created"`
+	Expires  time.Time         `json:"expires"`
+	Revoked  *time.Time        `json:"revoked,omitempty"`
+}
+
+// Minted is the result of KeyMint: the key and its secret, shown this once.
+type Minted struct {
+	Key    KeyView `json:"key"`
+	Secret string  `json:"secret"`
+}
+
+// GridView is what commands show of the stored grid.
+type GridView struct {
+	Kind    bolt.GridKind `json:"kind"`
+	Frames  int           `json:"frames"`
+	Bounds  [4]float64    `json:"bbox"`
+	Source  string        `json:"source,omitempty"`
+	BuiltAt time.Time     `json:"builtAt"`
+}
+
+func viewKey(k bolt.Key) KeyView {
+	v := KeyView{ID: k.ID, OrgID: k.OrgID, Name: k.Name, Preset: k.Preset, Caps: k.Caps,
+		Datasets: k.Datasets, Created: k.Created, Expires: k.Expires}
+	if !k.Revoked.IsZero() {
+		t := k.Revoked
+		v.Revoked = &t
+	}
+	return v
+}
+
+func viewGrid(g bolt.GridInfo) GridView {
+	b := g.Bounds
+	return GridView{Kind: g.Kind, Frames: g.Frames, Bounds: [4]float64{b.MinLon, b.MinLat, b.MaxLon, b.MaxLat},
+		Source: g.Source, BuiltAt: g.BuiltAt}
+}
+
+func (o *Ops) now() time.Time {
+	if o.Now != nil {
+		return o.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (o *Ops) changed(c Change) {
+	if o.Changed != nil {
+		o.Changed(c)
+	}
+}
+
+// Do runs the operation op with JSON arguments args and returns its result,
+// ready to encode as JSON. Errors wrap the bolt sentinels (bolt.ErrNotFound,
+// bolt.ErrExists, bolt.ErrInvalid, ...) or describe bad input.
+func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (any, error) {
+	switch op {
+	case OpOrgAdd:
+		var a OrgAdd
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		return o.Store.AddOrg(bolt.Org{ID: a.ID, Name: a.Name, Plan: a.Plan, Created: o.now()})
+	case OpOrgList:
+		return o.Store.Orgs()
+	case OpKeyMint:
+		var a KeyMint
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		var ttl time.Duration
+		if a.TTL != "" {
+			d, err := bolt.ParseTTL(a.TTL)
+			if err != nil {
+				return nil, err
+			}
+			ttl = d
+		}
+		k, secret, err := o.Store.MintKey(bolt.MintRequest{OrgID: a.OrgID, Preset: a.Preset, Name: a.Name,
+			Datasets: a.Datasets, TTL: ttl, Now: o.now()})
+		if err != nil {
+			return nil, err
+		}
+		o.changed(ChangeKeys)
+		return Minted{Key: viewKey(k), Secret: secret}, nil
+	case OpKeyList:
+		var a KeyList
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		keys, err := o.Store.Keys(a.OrgID)
+		if err != nil {
+			return nil, err
+		}
+		views := make([]KeyView, len(keys))
+		for i, k := range keys {
+			views[i] = viewKey(k)
+		}
+		return views, nil
+	case OpKeyRevoke:
+		var a KeyRevoke
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		k, err := o.Store.RevokeKey(a.ID, o.now())
+		if err != nil {
+			return nil, err
+		}
+		o.changed(ChangeKeys)
+		return viewKey(k), nil
+	case OpGridBuild:
+		var a GridBuild
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		info, err := o.buildGrid(ctx, a.Boundary)
+		if err != nil {
+			return nil, err
+		}
+		return viewGrid(info), nil
+	case OpGridImport:
+		var a GridImport
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		info, err := o.importGrid(ctx, a.Path)
+		if err != nil {
+			return nil, err
+		}
+		o.changed(ChangeGrid)
+		return viewGrid(info), nil
+	case OpGridInfo:
+		info, err := o.Store.GridInfo()
+		if err != nil {
+			return nil, err
+		}
+		return viewGrid(info), nil
+	}
+	return nil, fmt.Errorf("%w: unknown operation %q", bolt.ErrInvalid, op)
+}
+
+func decodeArgs(args json.RawMessage, v any) error {
+	if len(args) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(args)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: arguments: %v", bolt.ErrInvalid, err)
+	}
+	return nil
+}
+
+// openInput opens a GeoJSON input file and wraps it so its reading reports
+// progress.
+func (o *Ops) openInput(path, step string) (io.Reader, func() error, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%w: %s is a directory, not a GeoJSON file", bolt.ErrInvalid, path)
+	}
+	var r io.Reader = f
+	if o.Progress != nil {
+		r = &progressReader{r: f, total: st.Size(), step: step, report: o.Progress}
+	}
+	return r, f.Close, nil
+}
+
+type progressReader struct {
+	r      io.Reader
+	done   int64
+	total  int64
+	step   string
+	report Progress
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.done += int64(n)
+	p.report(p.step, p.done, p.total)
+	return n, err
+}
+
+// buildGrid reads the boundary file at path and builds the grid from it.
+func (o *Ops) buildGrid(ctx context.Context, path string) (bolt.GridInfo, error) {
+	r, closeFn, err := o.openInput(path, "reading boundary")
+	if err != nil {
+		return bolt.GridInfo{}, err
+	}
+	defer closeFn()
+	info, err := o.BuildGrid(ctx, r, "boundary "+baseName(path))
+	if err != nil {
+		return bolt.GridInfo{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return info, nil
+}
+
+// BuildGrid replaces the grid with the lattice cells that touch the polygons
+// of the GeoJSON read from r, and records source as its origin. Each feature
+// is rasterised on its own and the cells are united, so overlapping features
+// cannot cancel each other out as one even-odd fill would. Nothing is
+// written unless every feature is valid.
+func (o *Ops) BuildGrid(ctx context.Context, r io.Reader, source string) (bolt.GridInfo, error) {
+	var runs []grid.Run
+	polygons := 0
+	err := grid.ReadFeatures(r, func(i int, f grid.InFeature) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		m, err := grid.ParseGeometry(f.Geometry)
+		if err != nil {
+			return fmt.Errorf("feature %d: %w", i, err)
+		}
+		if err := m.Validate(); err != nil {
+			return fmt.Errorf("feature %d: %w", i, err)
+		}
+		polygons += len(m)
+		runs = grid.MergeRuns(append(runs, grid.Rasterize(m)...))
+		return nil
+	})
+	if err != nil {
+		return bolt.GridInfo{}, fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+	}
+	if polygons == 0 {
+		return bolt.GridInfo{}, fmt.Errorf("%w: no Polygon or MultiPolygon found", bolt.ErrInvalid)
+	}
+	info, err := o.Store.PutLattice(runs, source)
+	if err == nil {
+		o.changed(ChangeGrid)
+	}
+	return info, err
+}
+
+// importGrid reads arbitrary polygon frames with numeric ids. Every feature
+// is checked before anything is written; a grid that turns out to be the
+// regular lattice is stored as runs.
+func (o *Ops) importGrid(ctx context.Context, path string) (bolt.GridInfo, error) {
+	r, closeFn, err := o.openInput(path, "reading frames")
+	if err != nil {
+		return bolt.GridInfo{}, err
+	}
+	defer closeFn()
+	var frames []grid.Frame
+	firstSeen := map[uint64]int{}
+	err = grid.ReadFeatures(r, func(i int, f grid.InFeature) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		id, err := grid.ParseFrameID(f.ID, f.Properties)
+		if err != nil {
+			return fmt.Errorf("feature %d: %w", i, err)
+		}
+		if j, dup := firstSeen[id]; dup {
+			return fmt.Errorf("feature %d: duplicate id %d (also feature %d)", i, id, j)
+		}
+		firstSeen[id] = i
+		m, err := grid.ParseGeometry(f.Geometry)
+		if err != nil {
+			return fmt.Errorf("feature %d (id %d): %w", i, id, err)
+		}
+		if err := m.Validate(); err != nil {
+			return fmt.Errorf("feature %d (id %d): %w", i, id, err)
+		}
+		frames = append(frames, grid.Frame{ID: id, Geom: m})
+		return nil
+	})
+	if err != nil {
+		return bolt.GridInfo{}, fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, path, err)
+	}
+	if len(frames) == 0 {
+		return bolt.GridInfo{}, fmt.Errorf("%w: %s holds no frames", bolt.ErrInvalid, path)
+	}
+	sort.Slice(frames, func(i, j int) bool { return frames[i].ID < frames[j].ID })
+	if runs, ok := grid.DetectLattice(frames); ok {
+		return o.Store.PutLattice(runs, "frames "+baseName(path)+" (detected as the 30\" lattice)")
+	}
+	return o.Store.PutPolygons(frames, "frames "+baseName(path))
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// ErrorKind names the class of an error for the socket protocol, so a remote
+// caller sees the same kind of error as a local one.
+func ErrorKind(err error) string {
+	for _, k := range errorKinds {
+		if errors.Is(err, k.err) {
+			return k.kind
+		}
+	}
+	return "failed"
+}
+
+var errorKinds = []struct {
+	kind string
+	err  error
+}{
+	{"not_found", bolt.ErrNotFound},
+	{"exists", bolt.ErrExists},
+	{"invalid", bolt.ErrInvalid},
+	{"no_grid", bolt.ErrNoGrid},
+	{"corrupt", bolt.ErrCorrupt},
+}
+
+func kindError(kind string) error {
+	for _, k := range errorKinds {
+		if k.kind == kind {
+			return k.err
+		}
+	}
+	return nil
+}
