@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"frameindex/admin"
+	"frameindex/bolt"
+	"github.com/spf13/cobra"
+)
+
+// nigeriaOutline is Nigeria's outline from Natural Earth 1:10m (public
+// domain), converted once from the npm package world-atlas@2.0.2 by
+// scripts/outline.js.
+//
+//go:embed testdata/nigeria-outline.geojson
+var nigeriaOutline []byte
+
+const (
+	demoOrg    = "demo"
+	demoSource = "Natural Earth 1:10m outline of Nigeria (public domain, via npm world-atlas@2.0.2)"
+)
+
+func newDemoCommand() *cobra.Command {
+	var o serveOptions
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Build a national demo file on first run, mint a demo key, and serve it",
+		Long: `Run the service on embedded defaults. On first run it builds --data (default
+./frames.db) from Nigeria's outline (Natural Earth, public domain, embedded
+in the binary: nothing is downloaded): about 1.1 million frames of the
+30-arc-second lattice. Every run mints a fresh demo key (full preset, 90
+days) for the organisation "demo", prints it with example calls, and serves
+until SIGINT or SIGTERM.`,
+		Example: `  go run . demo
+  frameindex demo --data /tmp/demo.db --addr 127.0.0.1:9090`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := o.logger(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			secret, err := prepareDemo(cmd.Context(), o.Data, out, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			return serve(cmd.Context(), o, log, func(addr string, frames int) {
+				printDemoBanner(out, addr, frames, secret)
+			})
+		},
+	}
+	o.AddFlags(cmd)
+	return cmd
+}
+
+// prepareDemo builds the demo file when it is missing, makes sure the demo
+// organisation exists, and mints a demo key, returning its secret.
+func prepareDemo(ctx context.Context, data string, out, stderr io.Writer) (string, error) {
+	_, statErr := os.Stat(data)
+	fresh := errors.Is(statErr, os.ErrNotExist)
+	store, err := bolt.Open(data, bolt.Options{Create: fresh})
+	if err != nil {
+		return "", err
+	}
+	defer store.Close()
+	ops := &admin.Ops{Store: store, Progress: newProgress(stderr)}
+	if _, err := store.GridInfo(); errors.Is(err, bolt.ErrNoGrid) {
+		fmt.Fprintf(out, "Building the national grid of Nigeria in %s (first run only)...\n", data)
+		t := time.Now()
+		info, err := ops.BuildGrid(ctx, bytes.NewReader(nigeriaOutline), demoSource)
+		if err != nil {
+			return "", fmt.Errorf("build demo grid: %w", err)
+		}
+		fmt.Fprintf(out, "Built %d frames in %.1f s.\n", info.Frames, time.Since(t).Seconds())
+	} else if err != nil {
+		return "", err
+	}
+	if _, err := store.Org(demoOrg); errors.Is(err, bolt.ErrNotFound) {
+		if _, err := store.AddOrg(bolt.Org{ID: demoOrg, Name: "Demo agency", Plan: "pro", Created: time.Now().UTC()}); err != nil {
+			return "", err
+		}
+	} else if err != nil {
+		return "", err
+	}
+	_, secret, err := store.MintKey(bolt.MintRequest{OrgID: demoOrg, Preset: "full", Name: "demo", Now: time.Now().UTC()})
+	return secret, err
+}
+
+func printDemoBanner(w io.Writer, addr string, frames int, secret string) {
+	base := "http://" + addr
+	fmt.Fprintf(w, `
+frameindex demo: serving %d frames on %s (the 30-arc-second lattice over Nigeria)
+
+Demo API key (organisation "demo", full preset, valid 90 days; shown once):
+  %s
+
+Try:
+  curl -H "Authorization: Bearer %s" "%s/v1/frames/at?lat=6.4541&lon=3.3947"
+  curl -H "Authorization: Bearer %s" "%s/v1/frames?bbox=7.45,9.05,7.50,9.08&limit=5"
+  curl "%s/openapi.json"
+
+Stop with Ctrl-C.
+`, frames, base, secret, secret, base, secret, base, base)
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Environment variables that give flags their defaults; a flag always wins.
+const (
+	envData = "FRAMEINDEX_DATA"
+	envAddr = "FRAMEINDEX_ADDR"
+)
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// NewRootCommand returns the frameindex command tree.
+func NewRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "frameindex",
+		Short: "Serve and administer a spatial index of ~1 km frames",
+		Long: `frameindex serves a read-only HTTP API over a national grid of ~1 km cells
+called frames, and administers its data file: the grid, organisations and
+API keys. Every administrative command works whether or not "serve" is
+running on the file: while it runs, the command goes through the server's
+owner-only admin socket (DATA.sock) and takes effect on the next request.`,
+		Example: `  frameindex demo                       # build a national demo file, mint a key, serve it
+  frameindex serve --data ./frames.db   # serve a data file on 127.0.0.1:8080`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newServeCommand(), newDemoCommand(), newGridCommand(), newOrgCommand(), newKeyCommand())
+	return root
+}
+
+// addDataFlag adds --data, defaulting to $FRAMEINDEX_DATA or ./frames.db.
+func addDataFlag(cmd *cobra.Command, p *string) {
+	cmd.Flags().StringVar(p, "data", envOr(envData, "./frames.db"), "data file (env "+envData+")")
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"frameindex/admin"
+	"frameindex/bolt"
+	"frameindex/handlers"
+	"frameindex/index"
+	"github.com/spf13/cobra"
+)
+
+type serveOptions struct {
+	Data      string
+	Addr      string
+	LogFormat string
+}
+
+func (o *serveOptions) AddFlags(cmd *cobra.Command) {
+	addDataFlag(cmd, &o.Data)
+	cmd.Flags().StringVar(&o.Addr, "addr", envOr(envAddr, "127.0.0.1:8080"), "listen address (env "+envAddr+")")
+	cmd.Flags().StringVar(&o.LogFormat, "log-format", "json", "log format on stderr: json or text")
+}
+
+func (o *serveOptions) logger(w io.Writer) (*slog.Logger, error) {
+	switch o.LogFormat {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	}
+	return nil, fmt.Errorf("--log-format must be json or text, not %q", o.LogFormat)
+}
+
+func newServeCommand() *cobra.Command {
+	var o serveOptions
+	cmd := &cobra.Command{
+		Use:   "serve --data ./frames.db",
+		Short: "Serve the API over a data file",
+		Long: `Serve the read-only HTTP API over a data file. At start-up the grid is
+loaded into memory; organisations and keys are read from the same file.
+Administrative commands run against the same --data while serve runs reach
+it over its admin socket (DATA.sock, owner-only) and take effect at once.
+SIGINT or SIGTERM stops it gracefully: requests in flight finish, then the
+file is closed.`,
+		Example: `  frameindex serve --data ./frames.db
+  FRAMEINDEX_ADDR=0.0.0.0:8080 frameindex serve --data /srv/frames.db --log-format text`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := o.logger(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			return serve(cmd.Context(), o, log, func(addr string, frames int) {
+				fmt.Fprintf(cmd.OutOrStdout(), "frameindex: serving %d frames on http://%s\n", frames, addr)
+			})
+		},
+	}
+	o.AddFlags(cmd)
+	return cmd
+}
+
+// live holds what the server serves and swaps it, whole, after an admin
+// operation changes the file. Requests read a snapshot and never block.
+type live struct {
+	store  *bolt.Store
+	log    *slog.Logger
+	frames atomic.Pointer[index.Index]
+	keys   atomic.Pointer[bolt.Keyring]
+}
+
+func (l *live) loadGrid() (*index.Index, error) {
+	info, runs, frames, err := l.store.Grid()
+	if err != nil {
+		return nil, err
+	}
+	var ix *index.Index
+	if info.Kind == bolt.GridLattice {
+		ix = index.NewLattice(runs)
+	} else {
+		ix = index.NewPolygons(frames)
+	}
+	l.frames.Store(ix)
+	return ix, nil
+}
+
+func (l *live) loadKeys() error {
+	kr, err := l.store.Keyring()
+	if err != nil {
+		return err
+	}
+	l.keys.Store(kr)
+	return nil
+}
+
+// changed refreshes the snapshot an admin operation altered. A failure
+// leaves the previous snapshot in service and is logged.
+func (l *live) changed(c admin.Change) {
+	var err error
+	switch c {
+	case admin.ChangeKeys:
+		err = l.loadKeys()
+	case admin.ChangeGrid:
+		var ix *index.Index
+		if ix, err = l.loadGrid(); err == nil {
+			l.log.Info("grid reloaded", "frames", ix.Len())
+		}
+	}
+	if err != nil {
+		l.log.Error("reload after admin change failed; serving the previous state", "err", err)
+	}
+}
+
+// serve runs the API on o.Data until ctx is done. ready is called once the
+// listener is open, with its address.
+func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(addr string, frames int)) error {
+	start := time.Now()
+	store, err := bolt.Open(o.Data, bolt.Options{})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	l := &live{store: store, log: log}
+	ix, err := l.loadGrid()
+	if err != nil {
+		if errors.Is(err, bolt.ErrNoGrid) {
+			return fmt.Errorf("%s holds no grid yet: build one with `frameindex grid build --boundary FILE --data %s`", o.Data, o.Data)
+		}
+		return err
+	}
+	if err := l.loadKeys(); err != nil {
+		return err
+	}
+
+	adminLn, err := admin.Listen(o.Data)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(admin.SocketPath(o.Data))
+	adminCtx, stopAdmin := context.WithCancel(context.WithoutCancel(ctx))
+	adminDone := make(chan error, 1)
+	go func() {
+		adminDone <- admin.Serve(adminCtx, adminLn, &admin.Ops{Store: store, Changed: l.changed}, log)
+	}()
+	defer func() { stopAdmin(); <-adminDone }()
+
+	h := handlers.New(handlers.Config{
+		Frames: func() handlers.FrameIndex { return l.frames.Load() },
+		Keys:   func() handlers.KeyLookup { return l.keys.Load() },
+		Logger: log,
+	})
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.Addr, err)
+	}
+	srv := handlers.NewHTTPServer(o.Addr, h, log)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Info("serving", "addr", ln.Addr().String(), "data", o.Data, "frames", ix.Len(),
+		"keys", l.keys.Load().Len(), "admin_socket", admin.SocketPath(o.Data),
+		"startup_ms", float64(time.Since(start).Microseconds())/1000)
+	if ready != nil {
+		ready(ln.Addr().String(), ix.Len())
+	}
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("server stopped: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing requests in flight")
+	shutCtx, cancel := context.WithTimeout(context.Background(), 35*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Error("shutdown", "err", err)
+	}
+	log.Info("stopped")
+	return nil
+}

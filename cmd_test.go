@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// Every command explains itself: a one-line purpose in the root's help and
+// examples in its own.
+func TestRootCommand_HelpForEveryCommand(t *testing.T) {
+	root := NewRootCommand()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetArgs([]string{"--help"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"serve", "demo", "grid", "org", "key"} {
+		if !strings.Contains(out.String(), name) {
+			t.Errorf("frameindex --help does not list %s", name)
+		}
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Hidden || sub.Name() == "help" {
+				continue
+			}
+			t.Run(sub.CommandPath(), func(t *testing.T) {
+				if sub.Short == "" || sub.Example == "" {
+					t.Errorf("%s: Short %q, Example %q", sub.CommandPath(), sub.Short, sub.Example)
+				}
+				if sub.Runnable() && sub.Flags().Lookup("data") == nil {
+					t.Errorf("%s has no --data flag", sub.CommandPath())
+				}
+			})
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+func TestDataFlag_EnvironmentDefault(t *testing.T) {
+	t.Setenv(envData, "/srv/from-env.db")
+	cmd := newGridInfoCommand()
+	if got := cmd.Flags().Lookup("data").DefValue; got != "/srv/from-env.db" {
+		t.Fatalf("--data default %q, want the environment's", got)
+	}
+	t.Setenv(envData, "")
+	if got := newGridInfoCommand().Flags().Lookup("data").DefValue; got != "./frames.db" {
+		t.Fatalf("--data default %q", got)
+	}
+}
+
+func TestKeyMint_RequiresOrgAndPreset(t *testing.T) {
+	root := NewRootCommand()
+	root.SetOut(&bytes.Buffer{})
+	root.SetErr(&bytes.Buffer{})
+	root.SetArgs([]string{"key", "mint", "--data", t.TempDir() + "/x.db"})
+	if err := root.Execute(); err == nil || !strings.Contains(err.Error(), "--org and --preset") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Load test: frameindex against a bare net/http floor, in one run, on
+# loopback only. Starts the real binary on a national grid, runs wrk
+# (-t1 -c16, DURATION seconds each; wrk is installed from Debian if missing)
+# and prints requests/s and the ratios the performance targets name.
+#   scripts/load.sh [DURATION]        (default 10)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DUR=${1:-10}
+if ! command -v wrk >/dev/null; then
+  (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null
+fi
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+go build -o "$work/frameindex" .
+go build -o "$work/baseline" ./scripts/baseline
+db="$work/frames.db"
+"$work/frameindex" grid build --boundary testdata/nigeria-outline.geojson --data "$db" >/dev/null
+"$work/frameindex" org add load --data "$db" >/dev/null
+key=$("$work/frameindex" key mint --org load --preset full --data "$db" --json | sed -n 's/.*"secret": "\(svc_sk_[0-9A-Za-z]*\)".*/\1/p')
+
+# start_server CMD... : starts it, waits for its "http://" line, sets $url.
+start_server() {
+  local out="$work/out.$RANDOM"
+  "$@" >"$out" 2>"$out.err" &
+  pids+=($!)
+  for _ in $(seq 100); do
+    url=$(grep -o 'http://[0-9.:]*' "$out" | head -1 || true)
+    [ -n "$url" ] && return 0
+    sleep 0.1
+  done
+  echo "server did not start: $*"; cat "$out.err"; exit 1
+}
+start_server "$work/frameindex" serve --data "$db" --addr 127.0.0.1:0
+fi_url=$url
+fi_pid=${pids[-1]}
+echo "frameindex: startup $(grep -o '"startup_ms":[0-9.]*' "$work"/out.*.err | head -1 | cut -d: -f3) ms, RSS $(awk '/VmRSS/{print $2, $3}' /proc/$fi_pid/status)"
+
+box="bbox=7.0,9.0,7.7,9.6"   # about 5,000 frames around Abuja (70 x 72 cells)
+curl -s -H "Authorization: Bearer $key" "$fi_url/v1/frames?$box" >"$work/big.json"
+echo "box response: $(wc -c <"$work/big.json") bytes, $(grep -o '"type":"Feature"' "$work/big.json" | wc -l) features"
+start_server "$work/baseline" -big "$work/big.json"
+base_url=$url
+
+# Points spread over central Nigeria, all inside the grid.
+cat >"$work/points.lua" <<LUA
+math.randomseed(42)
+local key = "$key"
+request = function()
+  local lat = 8.0 + math.random() * 3.0
+  local lon = 6.0 + math.random() * 4.0
+  return wrk.format("GET", string.format("/v1/frames/at?lat=%.5f&lon=%.5f", lat, lon), {["Authorization"] = "Bearer " .. key})
+end
+LUA
+
+rps() { wrk -t1 -c16 -d"${DUR}s" --latency "$@" | tee -a "$work/wrk.log" | awk '/Requests\/sec/{print $2}'; }
+echo "running wrk -t1 -c16 -d${DUR}s x4 ..."
+small=$(rps "$base_url/small")
+at=$(rps -s "$work/points.lua" "$fi_url")
+big=$(rps "$base_url/big")
+frames=$(rps -H "Authorization: Bearer $key" "$fi_url/v1/frames?$box")
+if grep -q "Non-2xx" "$work/wrk.log"; then echo "WARNING: some responses were not 2xx:"; grep -B8 "Non-2xx" "$work/wrk.log" | grep -E "Running|Non-2xx"; fi
+printf '%-40s %10s req/s\n' "baseline 300-byte JSON" "$small" "frameindex /v1/frames/at (random points)" "$at" \
+  "baseline fixed 5,000-frame body" "$big" "frameindex /v1/frames (5,000 frames)" "$frames"
+awk -v a="$at" -v s="$small" -v f="$frames" -v b="$big" 'BEGIN{printf "ratio /at to bare handler:      %.0f%% (target >= 70%%)\nratio /frames to fixed body:   %.0f%% (target >= 30%%)\n", 100*a/s, 100*f/b}'
