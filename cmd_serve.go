@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"sync/atomic"
 	"time"
 
@@ -20,21 +21,24 @@ import (
 )
 
 type serveOptions struct {
-	Data      string
-	Addr      string
-	LogFormat string
+	Data       string
+	Addr       string
+	LogFormat  string
+	CPUProfile string
 }
 
 func (o *serveOptions) AddFlags(cmd *cobra.Command) {
 	addDataFlag(cmd, &o.Data)
 	cmd.Flags().StringVar(&o.Addr, "addr", envOr(envAddr, "127.0.0.1:8080"), "listen address (env "+envAddr+")")
 	cmd.Flags().StringVar(&o.LogFormat, "log-format", "json", "log format on stderr: json or text")
+	cmd.Flags().StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for performance work)")
+	cmd.Flags().MarkHidden("cpuprofile")
 }
 
 func (o *serveOptions) logger(w io.Writer) (*slog.Logger, error) {
 	switch o.LogFormat {
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+		return slog.New(newFastJSONHandler(w, nil)), nil
 	case "text":
 		return slog.New(slog.NewTextHandler(w, nil)), nil
 	}
@@ -56,7 +60,9 @@ file is closed.`,
   FRAMEINDEX_ADDR=0.0.0.0:8080 frameindex serve --data /srv/frames.db --log-format text`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log, err := o.logger(cmd.ErrOrStderr())
+			logw := newLogBuffer(cmd.ErrOrStderr())
+			defer logw.Close()
+			log, err := o.logger(logw)
 			if err != nil {
 				return err
 			}
@@ -124,6 +130,17 @@ func (l *live) changed(c admin.Change) {
 // listener is open, with its address.
 func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(addr string, frames int)) error {
 	start := time.Now()
+	if o.CPUProfile != "" {
+		f, err := os.Create(o.CPUProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	store, err := bolt.Open(o.Data, bolt.Options{})
 	if err != nil {
 		return err

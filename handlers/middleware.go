@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+
+	"frameindex/bolt"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -16,11 +18,12 @@ import (
 // its access-log line. It is used by the request's goroutine only.
 type reqInfo struct {
 	id      string
-	route   string // the matched pattern, "" when none matched
-	keyID   string // public id of the authenticated key
-	code    string // error code sent, "" on success
-	cause   error  // cause of an internal error; logged, never sent
-	aborted bool   // the response was cut off after it started
+	route   string    // the matched pattern, "" when none matched
+	keyID   string    // public id of the authenticated key
+	key     *bolt.Key // the authenticated key, once its capability was checked
+	code    string    // error code sent, "" on success
+	cause   error     // cause of an internal error; logged, never sent
+	aborted bool      // the response was cut off after it started
 	w       statusWriter
 }
 
@@ -125,7 +128,12 @@ func (s *Server) logAccess(r *http.Request, info *reqInfo, start time.Time) {
 	if info.aborted {
 		attrs = append(attrs, slog.Bool("aborted", true))
 	}
-	s.logger.LogAttrs(ctx, level, "request", attrs...)
+	// The record is handed to the handler directly: Logger.LogAttrs would
+	// also capture the caller's program counter, which no access line shows
+	// and which cost a third of the line's time.
+	rec := slog.NewRecord(time.Now(), level, "request", 0)
+	rec.AddAttrs(attrs...)
+	s.logger.Handler().Handle(ctx, rec)
 }
 
 // logPath returns a request path fit for the log: cut at "svc_sk_" (a key

@@ -91,7 +91,7 @@ func New(cfg Config) *Server {
 	}
 	s.mux = http.NewServeMux()
 	s.routes()
-	s.handler = s.track(s.recoverPanics(s.deadline(http.HandlerFunc(s.dispatch))))
+	s.handler = s.track(s.recoverPanics(http.HandlerFunc(s.dispatch)))
 	return s
 }
 

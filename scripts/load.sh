@@ -37,7 +37,8 @@ start_server() {
 start_server "$work/frameindex" serve --data "$db" --addr 127.0.0.1:0
 fi_url=$url
 fi_pid=${pids[-1]}
-echo "frameindex: startup $(grep -o '"startup_ms":[0-9.]*' "$work"/out.*.err | head -1 | cut -d: -f3) ms, RSS $(awk '/VmRSS/{print $2, $3}' /proc/$fi_pid/status)"
+sleep 0.5 # the log is flushed every 200 ms
+echo "frameindex: startup $(grep -ho '"startup_ms":[0-9.]*' "$work"/out.*.err | head -1 | cut -d: -f2) ms, RSS $(awk '/VmRSS/{print $2, $3}' /proc/$fi_pid/status)"
 
 box="bbox=7.0,9.0,7.7,9.6"   # about 5,000 frames around Abuja (70 x 72 cells)
 curl -s -H "Authorization: Bearer $key" "$fi_url/v1/frames?$box" >"$work/big.json"
@@ -58,11 +59,11 @@ LUA
 
 rps() { wrk -t1 -c16 -d"${DUR}s" --latency "$@" | tee -a "$work/wrk.log" | awk '/Requests\/sec/{print $2}'; }
 echo "running wrk -t1 -c16 -d${DUR}s x4 ..."
-small=$(rps "$base_url/small")
+small=$(rps -s "$work/points.lua" "$base_url")
 at=$(rps -s "$work/points.lua" "$fi_url")
 big=$(rps "$base_url/big")
 frames=$(rps -H "Authorization: Bearer $key" "$fi_url/v1/frames?$box")
 if grep -q "Non-2xx" "$work/wrk.log"; then echo "WARNING: some responses were not 2xx:"; grep -B8 "Non-2xx" "$work/wrk.log" | grep -E "Running|Non-2xx"; fi
-printf '%-40s %10s req/s\n' "baseline 300-byte JSON" "$small" "frameindex /v1/frames/at (random points)" "$at" \
+printf '%-40s %10s req/s\n' "baseline 300-byte JSON (same requests)" "$small" "frameindex /v1/frames/at (random points)" "$at" \
   "baseline fixed 5,000-frame body" "$big" "frameindex /v1/frames (5,000 frames)" "$frames"
 awk -v a="$at" -v s="$small" -v f="$frames" -v b="$big" 'BEGIN{printf "ratio /at to bare handler:      %.0f%% (target >= 70%%)\nratio /frames to fixed body:   %.0f%% (target >= 30%%)\n", 100*a/s, 100*f/b}'

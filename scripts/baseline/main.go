@@ -1,7 +1,8 @@
 // Command baseline is the floor the load script measures frameindex
 // against: a bare net/http server that returns fixed bodies with no work at
-// all. /small is a 300-byte JSON body; /big is the file given by -big (the
-// load script saves a real 5,000-frame response of frameindex there).
+// all. /big is the file given by -big (the load script saves a real
+// 5,000-frame response of frameindex there); every other GET path gets a
+// fixed 300-byte JSON body, so the same request mix can be sent to both.
 package main
 
 import (
@@ -37,7 +38,7 @@ func main() {
 		}
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /small", serve(small))
+	mux.HandleFunc("GET /", serve(small))
 	mux.HandleFunc("GET /big", serve(big))
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
