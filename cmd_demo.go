@@ -42,7 +42,9 @@ until SIGINT or SIGTERM.`,
   frameindex demo --data /tmp/demo.db --addr 127.0.0.1:9090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log, err := o.logger(cmd.ErrOrStderr())
+			logw := newLogBuffer(cmd.ErrOrStderr())
+			defer logw.Close()
+			log, err := o.logger(logw)
 			if err != nil {
 				return err
 			}
