@@ -19,6 +19,10 @@ import (
 const (
 	OpOrgAdd     = "org.add"
 	OpOrgList    = "org.list"
+	OpOrgShow    = "org.show"
+	OpOrgPlan    = "org.plan"
+	OpOrgCredits = "org.credits"
+	OpUsage      = "usage"
 	OpKeyMint    = "key.mint"
 	OpKeyList    = "key.list"
 	OpKeyRevoke  = "key.revoke"
@@ -35,6 +39,10 @@ const (
 	ChangeNone Change = iota
 	ChangeKeys
 	ChangeGrid
+	// ChangeOrgs: an organisation's plan or credits changed. Requests read
+	// organisations from the file as they need them, so nothing has to be
+	// reloaded yet; it is there for a server that keeps a snapshot.
+	ChangeOrgs
 )
 
 // Progress reports how far a long step has got: done of total bytes read.
@@ -54,6 +62,32 @@ type OrgAdd struct {
 	ID   string `json:"id"`
 	Name string `json:"name,omitempty"`
 	Plan string `json:"plan,omitempty"`
+}
+
+// OrgShow shows an organisation with its newest Limit ledger entries
+// (Limit <= 0: all of them).
+type OrgShow struct {
+	ID    string `json:"id"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// OrgPlan moves an organisation to a plan: trial, pro or scale.
+type OrgPlan struct {
+	ID   string `json:"id"`
+	Plan string `json:"plan"`
+}
+
+// OrgCredits grants credits (Add > 0) or takes them back (Add < 0), with a
+// note saying why; the balance never goes below zero.
+type OrgCredits struct {
+	ID   string `json:"id"`
+	Add  int64  `json:"add"`
+	Note string `json:"note"`
+}
+
+// UsageReq asks for an organisation's usage this month and today (UTC).
+type UsageReq struct {
+	OrgID string `json:"org"`
 }
 
 // KeyMint mints a key; TTL is text such as "90d" (empty = the default).
@@ -103,6 +137,23 @@ type KeyView struct {
 type Minted struct {
 	Key    KeyView `json:"key"`
 	Secret string  `json:"secret"`
+}
+
+// OrgDetail is the result of OrgShow: the organisation (its members
+// inline), its plan's monthly allowance of worded answers, and its ledger,
+// oldest first. The balance and the ledger are read together, so the
+// balance is the one the last entry shows.
+type OrgDetail struct {
+	bolt.Org
+	Allowance int                `json:"allowance"`
+	Ledger    []bolt.LedgerEntry `json:"ledger"` // never nil: [] when there are none
+}
+
+// Credited is the result of OrgCredits: the organisation with its new
+// balance and the ledger entry that records the change.
+type Credited struct {
+	Org   bolt.Org         `json:"org"`
+	Entry bolt.LedgerEntry `json:"entry"`
 }
 
 // GridView is what commands show of the stored grid.
@@ -156,6 +207,47 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (any, err
 		return o.Store.AddOrg(bolt.Org{ID: a.ID, Name: a.Name, Plan: a.Plan, Created: o.now()})
 	case OpOrgList:
 		return o.Store.Orgs()
+	case OpOrgShow:
+		var a OrgShow
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		org, ledger, err := o.Store.OrgLedger(a.ID, a.Limit)
+		if err != nil {
+			return nil, err
+		}
+		if ledger == nil {
+			ledger = []bolt.LedgerEntry{}
+		}
+		return OrgDetail{Org: org, Allowance: bolt.PlanAllowance[org.Plan], Ledger: ledger}, nil
+	case OpOrgPlan:
+		var a OrgPlan
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		org, err := o.Store.SetPlan(a.ID, a.Plan)
+		if err != nil {
+			return nil, err
+		}
+		o.changed(ChangeOrgs)
+		return org, nil
+	case OpOrgCredits:
+		var a OrgCredits
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		org, e, err := o.Store.AddCredits(a.ID, a.Add, a.Note, o.now())
+		if err != nil {
+			return nil, err
+		}
+		o.changed(ChangeOrgs)
+		return Credited{Org: org, Entry: e}, nil
+	case OpUsage:
+		var a UsageReq
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		return o.Store.Usage(a.OrgID, o.now())
 	case OpKeyMint:
 		var a KeyMint
 		if err := decodeArgs(args, &a); err != nil {

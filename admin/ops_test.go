@@ -10,7 +10,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -252,4 +254,234 @@ func TestListen_RemovesStaleSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Close()
+}
+
+// TestOps_OrgPlansAndCredits runs the organisation operations locally, as
+// the CLI does when no server runs: each case on a new file holding "acme"
+// (trial, 30 credits) and "idle" (pro, no ledger).
+func TestOps_OrgPlansAndCredits(t *testing.T) {
+	now := time.Date(2026, 11, 30, 23, 59, 59, 0, time.FixedZone("WAT", 3600)) // 22:59:59 UTC
+	tests := []struct {
+		name    string
+		op      string
+		args    string
+		want    any // the result, when wantErr is nil
+		change  Change
+		wantErr error
+		text    string
+	}{
+		{
+			name: "grant", op: OpOrgCredits, args: `{"id":"acme","add":70,"note":"invoice 117"}`,
+			want: Credited{
+				Org:   bolt.Org{ID: "acme", Name: "acme", Plan: "trial", Created: created, Credits: 100},
+				Entry: bolt.LedgerEntry{Seq: 2, Time: now.UTC(), Kind: "grant", Credits: 70, Balance: 100, Note: "invoice 117"},
+			},
+			change: ChangeOrgs,
+		},
+		{
+			name: "take back", op: OpOrgCredits, args: `{"id":"acme","add":-30,"note":"duplicate"}`,
+			want: Credited{
+				Org:   bolt.Org{ID: "acme", Name: "acme", Plan: "trial", Created: created, Credits: 0},
+				Entry: bolt.LedgerEntry{Seq: 2, Time: now.UTC(), Kind: "adjust", Credits: -30, Balance: 0, Note: "duplicate"},
+			},
+			change: ChangeOrgs,
+		},
+		{name: "below zero", op: OpOrgCredits, args: `{"id":"acme","add":-31,"note":"x"}`, wantErr: bolt.ErrInvalid, text: "organisation acme has 30 credits; cannot remove 31"},
+		{name: "no note", op: OpOrgCredits, args: `{"id":"acme","add":5}`, wantErr: bolt.ErrInvalid, text: "a note is required"},
+		{name: "zero credits", op: OpOrgCredits, args: `{"id":"acme","add":0,"note":"x"}`, wantErr: bolt.ErrInvalid, text: "0 credits"},
+		{name: "credits as text", op: OpOrgCredits, args: `{"id":"acme","add":"5","note":"x"}`, wantErr: bolt.ErrInvalid, text: "arguments"},
+		{name: "credits for nobody", op: OpOrgCredits, args: `{"id":"nope","add":5,"note":"x"}`, wantErr: bolt.ErrNotFound, text: `organisation "nope" not found`},
+		{
+			name: "plan", op: OpOrgPlan, args: `{"id":"acme","plan":"scale"}`,
+			want:   bolt.Org{ID: "acme", Name: "acme", Plan: "scale", Created: created, Credits: 30},
+			change: ChangeOrgs,
+		},
+		{name: "unknown plan", op: OpOrgPlan, args: `{"id":"acme","plan":"gold"}`, wantErr: bolt.ErrInvalid, text: `invalid plan "gold": must be trial, pro or scale`},
+		{name: "plan for nobody", op: OpOrgPlan, args: `{"id":"nope","plan":"pro"}`, wantErr: bolt.ErrNotFound, text: "not found"},
+		{name: "unknown argument", op: OpOrgPlan, args: `{"id":"acme","plan":"pro","tier":1}`, wantErr: bolt.ErrInvalid, text: "unknown field"},
+		{
+			name: "show", op: OpOrgShow, args: `{"id":"acme"}`,
+			want: OrgDetail{Org: bolt.Org{ID: "acme", Name: "acme", Plan: "trial", Created: created, Credits: 30}, Allowance: 100,
+				Ledger: []bolt.LedgerEntry{{Seq: 1, Time: created, Kind: "grant", Credits: 30, Balance: 30, Note: "opening balance"}}},
+		},
+		{
+			name: "show without a ledger", op: OpOrgShow, args: `{"id":"idle","limit":5}`,
+			want: OrgDetail{Org: bolt.Org{ID: "idle", Name: "idle", Plan: "pro", Created: created}, Allowance: 2000, Ledger: []bolt.LedgerEntry{}},
+		},
+		{name: "show nobody", op: OpOrgShow, args: `{"id":"nope"}`, wantErr: bolt.ErrNotFound, text: "not found"},
+		{
+			name: "usage", op: OpUsage, args: `{"org":"acme"}`,
+			want: bolt.Usage{OrgID: "acme", Plan: "trial", Month: "2026-11", Day: "2026-11-30", Allowance: 100, DailyCeiling: 1000, Credits: 30},
+		},
+		{name: "usage of nobody", op: OpUsage, args: `{"org":"nope"}`, wantErr: bolt.ErrNotFound, text: "not found"},
+		{name: "usage without arguments", op: OpUsage, args: ``, wantErr: bolt.ErrNotFound, text: `organisation "" not found`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := openStore(t)
+			var changes []Change
+			ops := &Ops{Store: s, Now: func() time.Time { return now }, Changed: func(c Change) { changes = append(changes, c) }}
+			mustOrg(t, s, "acme", "trial", 30)
+			mustOrg(t, s, "idle", "pro", 0)
+			got, err := ops.Do(context.Background(), tt.op, json.RawMessage(tt.args))
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("%s error = %v, want %v", tt.op, err, tt.wantErr)
+				}
+				if !strings.Contains(err.Error(), tt.text) {
+					t.Errorf("error %q does not contain %q", err, tt.text)
+				}
+				if len(changes) != 0 {
+					t.Errorf("a failed %s reported changes %v", tt.op, changes)
+				}
+				if o, _ := s.Org("acme"); o.Credits != 30 || o.Plan != "trial" {
+					t.Errorf("a failed %s changed acme: %+v", tt.op, o)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("%s = %+v\nwant %+v", tt.op, got, tt.want)
+			}
+			if want := []Change(nil); tt.change != ChangeNone {
+				want = []Change{tt.change}
+				if !reflect.DeepEqual(changes, want) {
+					t.Errorf("changes %v, want %v", changes, want)
+				}
+			} else if len(changes) != 0 {
+				t.Errorf("a read reported changes %v", changes)
+			}
+		})
+	}
+}
+
+// created is the creation time of the organisations mustOrg adds.
+var created = time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
+
+// mustOrg adds an organisation on plan with balance credits, granted at
+// created with the note "opening balance".
+func mustOrg(t testing.TB, s *bolt.Store, id, plan string, balance int64) {
+	t.Helper()
+	if _, err := s.AddOrg(bolt.Org{ID: id, Plan: plan, Created: created}); err != nil {
+		t.Fatal(err)
+	}
+	if balance != 0 {
+		if _, _, err := s.AddCredits(id, balance, "opening balance", created); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestOrgDetail_JSON pins the shape `org show --json` prints: the
+// organisation's members inline, then the allowance and the ledger.
+func TestOrgDetail_JSON(t *testing.T) {
+	d := OrgDetail{Org: bolt.Org{ID: "acme", Name: "Acme", Plan: "pro", Created: created, Credits: 5}, Allowance: 2000,
+		Ledger: []bolt.LedgerEntry{{Seq: 1, Time: created, Kind: "grant", Credits: 5, Balance: 5, Note: "n"}}}
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"acme","name":"Acme","plan":"pro","created":"2026-01-05T08:00:00Z","credits":5,"allowance":2000,` +
+		`"ledger":[{"seq":1,"time":"2026-01-05T08:00:00Z","kind":"grant","credits":5,"balance":5,"note":"n"}]}`
+	if string(b) != want {
+		t.Errorf("JSON\n%s\nwant\n%s", b, want)
+	}
+}
+
+// TestSocket_OrgsAndCredits runs plan, credit and usage operations through
+// the admin socket, as the CLI does while a server runs.
+func TestSocket_OrgsAndCredits(t *testing.T) {
+	s, path := openStore(t)
+	changes := make(chan Change, 8)
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	ops := &Ops{Store: s, Now: func() time.Time { return now }, Changed: func(c Change) { changes <- c }}
+	l, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, l, ops, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	t.Cleanup(func() { cancel(); <-done })
+	nextChange := func() Change {
+		t.Helper()
+		select {
+		case c := <-changes:
+			return c
+		default:
+			t.Fatal("no change reported")
+			return ChangeNone
+		}
+	}
+
+	if err := Call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var cr Credited
+	if err := Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: 100, Note: "invoice 117"}, &cr); err != nil {
+		t.Fatal(err)
+	}
+	wantEntry := bolt.LedgerEntry{Seq: 1, Time: now, Kind: "grant", Credits: 100, Balance: 100, Note: "invoice 117"}
+	if cr.Org.Credits != 100 || cr.Entry != wantEntry {
+		t.Fatalf("org.credits = %+v, want balance 100 and %+v", cr, wantEntry)
+	}
+	if c := nextChange(); c != ChangeOrgs {
+		t.Fatalf("change %v after org.credits", c)
+	}
+
+	err = Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: -150, Note: "too much"}, nil)
+	if !errors.Is(err, bolt.ErrInvalid) || err.Error() != "organisation acme has 100 credits; cannot remove 150" {
+		t.Fatalf("removing more than the balance: %v", err)
+	}
+	if err := Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: 5}, nil); !errors.Is(err, bolt.ErrInvalid) {
+		t.Fatalf("no note: %v", err)
+	}
+	if err := Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: -40, Note: "correction"}, &cr); err != nil || cr.Org.Credits != 60 {
+		t.Fatalf("org.credits -40: %+v %v", cr, err)
+	}
+	if c := nextChange(); c != ChangeOrgs {
+		t.Fatalf("change %v after org.credits", c)
+	}
+
+	var o bolt.Org
+	if err := Call(ctx, path, OpOrgPlan, OrgPlan{ID: "acme", Plan: "pro"}, &o); err != nil || o.Plan != "pro" || o.Credits != 60 {
+		t.Fatalf("org.plan: %+v %v", o, err)
+	}
+	if c := nextChange(); c != ChangeOrgs {
+		t.Fatalf("change %v after org.plan", c)
+	}
+	if err := Call(ctx, path, OpOrgPlan, OrgPlan{ID: "acme", Plan: "gold"}, nil); !errors.Is(err, bolt.ErrInvalid) {
+		t.Fatalf("unknown plan: %v", err)
+	}
+
+	var d OrgDetail
+	if err := Call(ctx, path, OpOrgShow, OrgShow{ID: "acme", Limit: 1}, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.ID != "acme" || d.Plan != "pro" || d.Credits != 60 || d.Allowance != 2000 || len(d.Ledger) != 1 ||
+		d.Ledger[0].Seq != 2 || d.Ledger[0].Credits != -40 || d.Ledger[0].Kind != "adjust" || d.Ledger[0].Balance != 60 {
+		t.Fatalf("org.show limit 1 = %+v", d)
+	}
+	if err := Call(ctx, path, OpOrgShow, OrgShow{ID: "acme"}, &d); err != nil || len(d.Ledger) != 2 || d.Ledger[0].Seq != 1 {
+		t.Fatalf("org.show = %+v %v", d, err)
+	}
+
+	var u bolt.Usage
+	if err := Call(ctx, path, OpUsage, UsageReq{OrgID: "acme"}, &u); err != nil {
+		t.Fatal(err)
+	}
+	wantUsage := bolt.Usage{OrgID: "acme", Plan: "pro", Month: "2026-11", Day: "2026-11-22", Allowance: 2000, DailyCeiling: 1000, Credits: 60}
+	if !reflect.DeepEqual(u, wantUsage) {
+		t.Fatalf("usage = %+v, want %+v", u, wantUsage)
+	}
+	if err := Call(ctx, path, OpUsage, UsageReq{OrgID: "nope"}, nil); !errors.Is(err, bolt.ErrNotFound) {
+		t.Fatalf("usage of a missing org: %v", err)
+	}
+	select {
+	case c := <-changes:
+		t.Fatalf("change %v reported by a failed operation or a read", c)
+	default:
+	}
 }

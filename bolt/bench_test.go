@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"frameindex/grid"
+	bbolt "go.etcd.io/bbolt"
 )
 
 func BenchmarkKeyring_Lookup(b *testing.B) {
@@ -122,5 +123,84 @@ func BenchmarkStore_GridPolygons(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkStore_AddCredits times one grant: a write transaction that
+// reads the balance, appends a ledger entry and rewrites the organisation,
+// with its commit and fsync.
+func BenchmarkStore_AddCredits(b *testing.B) {
+	s := MustOpenStore(b)
+	if _, err := s.AddOrg(Org{ID: "acme"}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := s.AddCredits("acme", 1, "bench", testNow); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStore_Usage reads the usage of an organisation with a year of
+// daily answer counters and charges on 6 datasets a month.
+func BenchmarkStore_Usage(b *testing.B) {
+	s := MustOpenStore(b)
+	if _, err := s.AddOrg(Org{ID: "acme", Plan: PlanPro}); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	err := s.update(func(tx *bbolt.Tx) error {
+		for d := range 365 {
+			day := start.AddDate(0, 0, d)
+			for _, name := range [][]byte{answersCounter(monthOf(day)), answersCounter(dayOf(day))} {
+				if _, err := s.addCounter(tx, "acme", name, 3, 1); err != nil {
+					return err
+				}
+			}
+			for i := range 6 {
+				if _, err := s.addCounter(tx, "acme", chargesCounter(monthOf(day), fmt.Sprintf("dataset-%d", i)), 2, 4); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	b.ReportAllocs()
+	for b.Loop() {
+		u, err := s.Usage("acme", now)
+		if err != nil || len(u.Charges) != 6 || u.AnswersToday != 3 {
+			b.Fatalf("Usage = %+v, %v", u, err)
+		}
+	}
+}
+
+// BenchmarkStore_Ledger reads the newest 20 entries of a ledger of 10,000.
+func BenchmarkStore_Ledger(b *testing.B) {
+	s := MustOpenStore(b)
+	if _, err := s.AddOrg(Org{ID: "acme"}); err != nil {
+		b.Fatal(err)
+	}
+	err := s.update(func(tx *bbolt.Tx) error {
+		for i := range 10_000 {
+			e := LedgerEntry{Time: testNow, Kind: LedgerGrant, Credits: 1, Balance: int64(i + 1), Note: "bench"}
+			if _, err := appendLedger(tx, "acme", e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if l, err := s.Ledger("acme", 20); err != nil || len(l) != 20 || l[19].Seq != 10_000 {
+			b.Fatalf("Ledger: %d entries, %v", len(l), err)
+		}
 	}
 }

@@ -1,5 +1,6 @@
 // Package bolt stores a frameindex data file: one bbolt database holding
-// the grid of frames, the organisations and their API keys.
+// the grid of frames, the organisations with their plans, credits, ledgers
+// and usage, and their API keys.
 //
 // # Opening
 //
@@ -24,9 +25,46 @@
 //	frames      id uint64  -> polygons: uvarint count, then per polygon a
 //	                          uvarint ring count, per ring a uvarint point
 //	                          count and (lon, lat) float64 little-endian
-//	orgs        org id     -> JSON {"id","name","plan","created"}
+//	orgs        org id     -> JSON {"id","name","plan","created","credits"}; "credits" (the
+//	                          balance) is left out while it is zero
 //	keys        key id     -> JSON {"id","org","name","preset","caps","datasets","digest","created","expires","revoked"}
 //	keydigests  SHA-256 digest of the secret (32 bytes) -> key id
+//	ledger      org id     -> bucket: seq uint64 -> JSON {"seq","time","kind","credits","balance",
+//	                          "note","keyId","dataset","requestId"} (the last four when set)
+//	usage       org id     -> bucket: counter name -> (count uint64, credits uint64)
+//
+// The ledger and usage buckets, and an organisation's bucket inside them,
+// are made by the first write that needs them; a file without them reads as
+// one where nothing was spent. The schema stays 1: every file written before
+// them reads correctly (an organisation without "credits" has 0), and a
+// build from before them refuses a record with "credits" as corrupt rather
+// than misreading it, since records are decoded strictly.
+//
+// # Credits and the ledger
+//
+// An organisation's balance (Org.Credits) changes only together with an
+// entry appended to its ledger, in the same transaction, so the balance is
+// always the sum of its ledger's changes and never below zero. Entries are
+// numbered from the bucket's sequence (1, 2, 3...) and never changed or
+// removed. AddCredits writes kinds "grant" (n > 0) and "adjust" (n < 0)
+// with a note; per-query dataset charges and worded answers paid in credits
+// are entries of their own kinds that name the key, the dataset and the
+// request instead.
+//
+// # Usage counters
+//
+// Each organisation's usage bucket holds counters, each a count and the
+// credits that count took, 16 bytes big-endian, under names of the form
+//
+//	answers:2026-11                worded answers in a calendar month (UTC)
+//	answers:2026-11-22             worded answers in a day (UTC)
+//	charges:2026-11:<dataset id>   requests a per-query dataset was charged on in a month
+//
+// A counter that does not exist is zero. Counters move in the same
+// transaction as the allowance check and the ledger entry they go with, and
+// a refund takes back exactly what its reservation added; none goes below
+// zero. Usage reads the current month's and day's counters; old periods stay
+// in the file (a few small records per organisation a day).
 //
 // A grid is either a lattice (the national 30-arc-second cells, stored as
 // runs of cells per row: a cell needs no stored polygon and the national
@@ -71,7 +109,10 @@
 //   - An empty file at the path is refused (ErrForeign) even with Create:
 //     Create never writes over an existing file.
 //   - Orgs, keys and the grid are read whole; there is no paging. That
-//     suits thousands of keys, not millions.
+//     suits thousands of keys, not millions. Ledger reads the newest
+//     entries from the end; asked for all of them it holds them all.
+//   - Plans and their allowances are fixed in this build (PlanAllowance);
+//     changing a plan does not reset the month's count of answers.
 //   - The schema number guards against a newer layout; there is no
 //     migration code yet, as there is only schema 1.
 package bolt

@@ -57,3 +57,52 @@ func Example() {
 	// lookup: true <nil> true false
 	// two months on: true
 }
+
+// Grant credits, take some back, and read the ledger and this month's usage.
+func ExampleStore_AddCredits() {
+	dir, err := os.MkdirTemp("", "frameindex-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	s, err := bolt.Open(filepath.Join(dir, "frames.db"), bolt.Options{Create: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.AddOrg(bolt.Org{ID: "acme", Plan: "pro"}); err != nil {
+		log.Fatal(err)
+	}
+
+	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	if _, _, err := s.AddCredits("acme", 500, "invoice 2026-117", now); err != nil {
+		log.Fatal(err)
+	}
+	org, entry, err := s.AddCredits("acme", -20, "duplicate grant", now.Add(time.Hour))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("balance:", org.Credits, "after", entry.Kind, entry.Credits)
+	_, _, err = s.AddCredits("acme", -1000, "too much", now)
+	fmt.Println(err)
+
+	ledger, err := s.Ledger("acme", 0)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, e := range ledger {
+		fmt.Printf("%d %s %+d -> %d %q\n", e.Seq, e.Kind, e.Credits, e.Balance, e.Note)
+	}
+	u, err := s.Usage("acme", now)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s: %d of %d answers, %d today (ceiling %d), %d credits\n",
+		u.Month, u.AnswersThisMonth, u.Allowance, u.AnswersToday, u.DailyCeiling, u.Credits)
+	// Output:
+	// balance: 480 after adjust -20
+	// organisation acme has 480 credits; cannot remove 1000
+	// 1 grant +500 -> 500 "invoice 2026-117"
+	// 2 adjust -20 -> 480 "duplicate grant"
+	// 2026-11: 0 of 2000 answers, 0 today (ceiling 1000), 480 credits
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"frameindex/grid"
+	bbolt "go.etcd.io/bbolt"
 )
 
 func FuzzParseTTL(f *testing.F) {
@@ -171,12 +172,21 @@ func FuzzOpen(f *testing.F) {
 	if _, err := s.AddOrg(Org{ID: "acme"}); err != nil {
 		f.Fatal(err)
 	}
+	if _, _, err := s.AddCredits("acme", 10, "seed", testNow); err != nil {
+		f.Fatal(err)
+	}
+	if err := s.update(func(tx *bbolt.Tx) error {
+		_, err := s.addCounter(tx, "acme", chargesCounter(monthOf(testNow), "roads"), 1, 2)
+		return err
+	}); err != nil {
+		f.Fatal(err)
+	}
 	s.Close()
 	real, err := os.ReadFile(path)
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(real)                         // a data file with a lattice and an org
+	f.Add(real)                         // a data file with a lattice, an org, its ledger and usage
 	f.Add([]byte(`{"type":"Polygon"}`)) // GeoJSON
 	f.Fuzz(func(t *testing.T, b []byte) {
 		path := filepath.Join(t.TempDir(), "f.db")
@@ -196,5 +206,64 @@ func FuzzOpen(f *testing.F) {
 		_, _, _, _ = s.Grid()
 		_, _ = s.Orgs()
 		_, _ = s.Keyring()
+		_, _ = s.Ledger("acme", 0)
+		_, _ = s.Usage("acme", testNow)
+	})
+}
+
+func FuzzDecodeLedgerEntry(f *testing.F) {
+	e := LedgerEntry{Seq: 7, Time: testNow, Kind: LedgerAdjust, Credits: -3, Balance: 12, Note: "refund — Ọ̀yọ́",
+		KeyID: "key_abcdefghijkl", Dataset: "roads", RequestID: "req-1"}
+	good, _ := json.Marshal(e)
+	f.Add(ledgerKey(7), good)                                                                                                        // an entry with every field
+	f.Add(ledgerKey(8), good)                                                                                                        // stored under another sequence number
+	f.Add(ledgerKey(7)[:4], good)                                                                                                    // a key of the wrong length
+	f.Add(ledgerKey(1), []byte(`{}`))                                                                                                // empty record
+	f.Add(ledgerKey(1), []byte(`{"seq":"1"}`))                                                                                       // wrong type
+	f.Add(ledgerKey(7), append(good, '{'))                                                                                           // trailing data
+	f.Add(ledgerKey(1), []byte(`{"seq":1,"time":"2025-01-01T00:00:00Z","kind":"grant","credits":-9223372036854775808,"balance":0}`)) // the most negative change
+	f.Fuzz(func(t *testing.T, key, v []byte) {
+		e, err := decodeLedgerEntry(key, v)
+		if err != nil {
+			return
+		}
+		if e.Credits == 0 || e.Balance < 0 || e.Kind == "" || e.Time.IsZero() {
+			t.Fatalf("decoded an entry no writer makes: %+v", e)
+		}
+		enc, err := json.Marshal(e)
+		if err != nil {
+			t.Fatalf("re-encoding: %v", err)
+		}
+		again, err := decodeLedgerEntry(key, enc)
+		if err != nil {
+			t.Fatalf("re-decoding %s: %v", enc, err)
+		}
+		if !again.Time.Equal(e.Time) {
+			t.Fatalf("round trip changed the time %v into %v", e.Time, again.Time)
+		}
+		again.Time = e.Time
+		if again != e {
+			t.Fatalf("round trip changed %+v into %+v", e, again)
+		}
+	})
+}
+
+func FuzzDecodeCounter(f *testing.F) {
+	f.Add(counter{3, 5}.append(nil))                                 // a counter as addCounter writes it
+	f.Add(counter{math.MaxInt64, 0}.append(nil))                     // the largest count
+	f.Add([]byte{})                                                  // empty
+	f.Add(make([]byte, 17))                                          // a byte too long
+	f.Add([]byte{0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}) // a negative count
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := decodeCounter(b)
+		if err != nil {
+			return
+		}
+		if c.Count < 0 || c.Credits < 0 {
+			t.Fatalf("decoded a negative counter %+v", c)
+		}
+		if enc := c.append(nil); string(enc) != string(b) {
+			t.Fatalf("%x decodes to %+v, which encodes to %x", b, c, enc)
+		}
 	})
 }

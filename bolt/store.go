@@ -77,6 +77,8 @@ var (
 	bucketOrgs       = []byte("orgs")
 	bucketKeys       = []byte("keys")
 	bucketKeyDigests = []byte("keydigests")
+	bucketLedger     = []byte("ledger")
+	bucketUsage      = []byte("usage")
 
 	metaSchema  = []byte("schema")
 	metaCreated = []byte("created")
