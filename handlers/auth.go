@@ -31,28 +31,40 @@ func withPrincipal(ctx context.Context, k bolt.Key) context.Context {
 	return context.WithValue(ctx, principalKey{}, k)
 }
 
-// principalFrom returns the key that authenticated the request, if any.
-func principalFrom(ctx context.Context) (bolt.Key, bool) {
-	if info := infoFrom(ctx); info != nil && info.key != nil {
-		return *info.key, true
+// principalOf returns the key that authenticated the request, if any: from
+// the request's reqInfo when it went through the middleware, otherwise from
+// its context.
+func principalOf(w http.ResponseWriter, r *http.Request) (bolt.Key, bool) {
+	if info := infoOf(w); info != nil && info.hasKey {
+		return info.key, true
 	}
-	k, ok := ctx.Value(principalKey{}).(bolt.Key)
+	k, ok := r.Context().Value(principalKey{}).(bolt.Key)
 	return k, ok
 }
 
 // requireKey wraps next with the checks that come before any parameter is
-// read, in the order of the contract (§6): a valid key (401), then the
+// read, in the order of the contract (§6): a credential (401), the meter of
+// invalid keys (429), the key's and organisation's buckets (429), then the
 // capability (403). The key is put in the request context for next.
 func (s *Server) requireKey(c bolt.Capability, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key, err := s.authenticate(r)
 		if err != nil {
+			if isInvalidKey(err) {
+				if merr := s.meterInvalid(w, r); merr != nil {
+					err = merr
+				}
+			}
 			s.writeError(w, r, err)
 			return
 		}
-		info := infoFrom(r.Context())
+		info := infoOf(w)
 		if info != nil {
 			info.keyID = key.ID
+		}
+		if err := s.meterKey(w, r, key.ID, key.OrgID, false); err != nil {
+			s.writeError(w, r, err)
+			return
 		}
 		if !key.Has(c) {
 			s.writeError(w, r, newError(codeInsufficientScope,
@@ -60,7 +72,7 @@ func (s *Server) requireKey(c bolt.Capability, next http.HandlerFunc) http.Handl
 			return
 		}
 		if info != nil {
-			info.key = &key
+			info.key, info.hasKey = key, true
 			next(w, r)
 			return
 		}

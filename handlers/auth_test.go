@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -126,7 +125,7 @@ func TestServer_AuthPrincipal(t *testing.T) {
 	var got bolt.Key
 	var ok bool
 	h := s.requireKey(bolt.CapFrameRead, func(w http.ResponseWriter, r *http.Request) {
-		got, ok = principalFrom(r.Context())
+		got, ok = principalOf(w, r)
 	})
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
 	r.Header.Set("Authorization", "Bearer svc_sk_p")
@@ -134,7 +133,7 @@ func TestServer_AuthPrincipal(t *testing.T) {
 	if !ok || got.ID != "key_p" || !gotNow.Equal(now) {
 		t.Errorf("principal %+v %v, lookup at %v", got, ok, gotNow)
 	}
-	if _, ok := principalFrom(context.Background()); ok {
+	if _, ok := principalOf(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil)); ok {
 		t.Error("principal in an empty context")
 	}
 }

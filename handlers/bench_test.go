@@ -12,6 +12,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/index"
+	"frameindex/limiter"
 )
 
 // benchRuns is a lattice of rows 9000..10200 and columns 22000..23500
@@ -67,10 +68,16 @@ func benchServer(b *testing.B) *Server {
 	ix := benchIndex(b)
 	const secret = "svc_sk_BenchBenchBenchBenchBenchBench00"
 	keys := digestKeys{bolt.Digest(secret): {ID: "key_bench", Digest: bolt.Digest(secret), Caps: []bolt.Capability{bolt.CapFrameRead}}}
+	// The real limiter, with buckets too large to refuse: its cost is part
+	// of every request.
+	lc := limiter.DefaultConfig()
+	lc.Key = limiter.Limit{PerMinute: 6e10, Burst: 1e9}
+	lc.Org = lc.Key
 	return New(Config{
-		Frames: func() FrameIndex { return ix },
-		Keys:   func() KeyLookup { return keys },
-		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		Frames:  func() FrameIndex { return ix },
+		Keys:    func() KeyLookup { return keys },
+		Logger:  slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		Limiter: limiter.New(lc, limiter.NewMemory(lc), nil),
 	})
 }
 

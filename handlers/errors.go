@@ -104,7 +104,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			h.Set("Allow", ae.allow)
 		}
 	}
-	info := infoFrom(r.Context())
+	info := infoOf(w)
 	if info != nil {
 		info.code = code
 	}
@@ -150,7 +150,12 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
 	h["X-Content-Type-Options"] = nosniff
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if sw, ok := w.(*statusWriter); ok {
+		sw.cl[0] = smallItoa(len(body))
+		h["Content-Length"] = sw.cl[:]
+	} else {
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
 	w.WriteHeader(status)
 	w.Write(body) // a failed write means the client is gone; nothing to do
 }

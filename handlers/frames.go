@@ -124,7 +124,7 @@ func (s *Server) failStream(w http.ResponseWriter, r *http.Request, fs *featureS
 		s.writeError(w, r, fs.err)
 		return
 	}
-	if info := infoFrom(r.Context()); info != nil {
+	if info := infoOf(w); info != nil {
 		info.code, info.cause, info.aborted = codeInternal, fs.err, true
 	}
 	panic(http.ErrAbortHandler)

@@ -18,21 +18,30 @@ import (
 // its access-log line. It is used by the request's goroutine only.
 type reqInfo struct {
 	id      string
-	route   string    // the matched pattern, "" when none matched
-	keyID   string    // public id of the authenticated key
-	key     *bolt.Key // the authenticated key, once its capability was checked
-	code    string    // error code sent, "" on success
-	cause   error     // cause of an internal error; logged, never sent
-	aborted bool      // the response was cut off after it started
+	route   string   // the matched pattern, "" when none matched
+	keyID   string   // public id of the authenticated key
+	key     bolt.Key // the authenticated key, once its capability was checked
+	hasKey  bool
+	code    string // error code sent, "" on success
+	cause   error  // cause of an internal error; logged, never sent
+	aborted bool   // the response was cut off after it started
 	w       statusWriter
+
+	// Backing arrays for response header values, so that setting them costs
+	// no allocation beyond this reqInfo's own on the hottest path.
+	idHeader   [1]string
+	rateHeader [4]string // limit, remaining, reset, retry-after
 }
 
-type infoKey struct{}
-
-// infoFrom returns the request's reqInfo, or nil outside the middleware.
-func infoFrom(ctx context.Context) *reqInfo {
-	info, _ := ctx.Value(infoKey{}).(*reqInfo)
-	return info
+// infoOf returns the reqInfo of the request whose response w is, or nil
+// outside the middleware. It is reached through the ResponseWriter that track
+// hands down rather than the request context: a context value would cost a
+// new context and a copy of the request on every request.
+func infoOf(w http.ResponseWriter) *reqInfo {
+	if sw, ok := w.(*statusWriter); ok {
+		return sw.info
+	}
+	return nil
 }
 
 // statusWriter records the status and body size of a response.
@@ -40,6 +49,8 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	info   *reqInfo // the reqInfo this writer belongs to
+	cl     [1]string
 }
 
 func (w *statusWriter) WriteHeader(status int) {
@@ -82,9 +93,9 @@ func (s *Server) track(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		info := &reqInfo{id: newRequestID()}
-		info.w.ResponseWriter = w
-		w.Header()["X-Request-Id"] = []string{info.id}
-		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
+		info.idHeader[0] = info.id
+		info.w.ResponseWriter, info.w.info = w, info
+		w.Header()["X-Request-Id"] = info.idHeader[:]
 		defer s.logAccess(r, info, start) // runs when an aborted response panics, too
 		next.ServeHTTP(&info.w, r)
 	})
@@ -163,7 +174,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			info := infoFrom(r.Context())
+			info := infoOf(w)
 			attrs := []slog.Attr{
 				slog.String("method", r.Method),
 				slog.String("path", logPath(r.URL.Path)),

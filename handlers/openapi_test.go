@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"frameindex/grid"
+	"frameindex/limiter"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -125,15 +127,44 @@ func TestOpenAPI_Responses(t *testing.T) {
 		{"frames 403", "/v1/frames?bbox=1,2,3,4", secretNoCap, 403, true},
 		{"frames 500", "/v1/frames?bbox=1,2,3,4", secretBroken, 500, true},
 		{"openapi.json", "/openapi.json", "", 200, true},
+		{"at 429", "/v1/frames/at?lat=9.0765&lon=7.3986", secretGood + "!limited", 429, true},
+		{"frames 429 invalid key", "/v1/frames?bbox=1,2,3,4", "svc_sk_nosuchkey!limited", 429, true},
 	}
+	// Requests whose secret ends in "!limited" go to a server whose buckets
+	// are spent; the others to one whose buckets are not.
+	refuse := &fakeLimiter{
+		RequestFn: func(string, string, bool) (limiter.Decision, error) {
+			return limiter.Decision{State: limiter.State{Limit: 120, Reset: time.Minute, RetryAfter: time.Second}}, nil
+		},
+		InvalidKeyFn: func([32]byte) (limiter.Decision, error) {
+			return limiter.Decision{State: limiter.State{Limit: 5, Reset: time.Minute, RetryAfter: 12 * time.Second}}, nil
+		},
+	}
+	allow := &fakeLimiter{
+		RequestFn: func(string, string, bool) (limiter.Decision, error) {
+			return limiter.Decision{Allowed: true, State: limiter.State{Limit: 120, Remaining: 119, Reset: time.Second}}, nil
+		},
+		InvalidKeyFn: func([32]byte) (limiter.Decision, error) {
+			return limiter.Decision{Allowed: true, State: limiter.State{Limit: 5, Remaining: 4, Reset: 12 * time.Second}}, nil
+		},
+	}
+	limited := New(Config{Frames: func() FrameIndex { return ix }, Keys: func() KeyLookup { return testKeys }, Limiter: refuse})
+	metered := New(Config{Frames: func() FrameIndex { return ix }, Keys: func() KeyLookup { return testKeys }, Limiter: allow})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := httptest.NewRequest(http.MethodGet, tt.target, nil)
-			if tt.secret != "" {
-				r.Header.Set("Authorization", "Bearer "+tt.secret)
+			srv := http.Handler(s)
+			secret, isLimited := strings.CutSuffix(tt.secret, "!limited")
+			if isLimited {
+				srv = limited
+			} else if strings.HasPrefix(tt.target, "/v1/") && strings.Contains(tt.name, "200") {
+				srv = metered // the same calls with rate-limit headers
+			}
+			if secret != "" {
+				r.Header.Set("Authorization", "Bearer "+secret)
 			}
 			w := httptest.NewRecorder()
-			s.ServeHTTP(w, r)
+			srv.ServeHTTP(w, r)
 			if w.Code != tt.status {
 				t.Fatalf("status %d, want %d: %s", w.Code, tt.status, w.Body)
 			}

@@ -25,7 +25,7 @@ func (s *Server) routes() {
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	h, pattern := s.mux.Handler(r)
 	if pattern != "" {
-		if info := infoFrom(r.Context()); info != nil {
+		if info := infoOf(w); info != nil {
 			info.route = pattern
 		}
 		h.ServeHTTP(w, r)

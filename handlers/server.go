@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"frameindex/grid"
@@ -38,6 +39,9 @@ type Config struct {
 	Now func() time.Time
 	// RequestTimeout is the per-request budget; 0 means 30 s.
 	RequestTimeout time.Duration
+	// Limiter meters every call that needs a key (spec Limits); nil means
+	// unmetered, with no rate-limit headers.
+	Limiter RateLimiter
 }
 
 // DefaultRequestTimeout is the per-request budget of the spec.
@@ -52,6 +56,11 @@ type Server struct {
 	logger  *slog.Logger
 	now     func() time.Time
 	timeout time.Duration
+	limiter RateLimiter
+
+	// limiterDown is set while the limiter's store is unreachable, so the
+	// change is logged once rather than on every request.
+	limiterDown atomic.Bool
 
 	mux     *http.ServeMux
 	handler http.Handler // mux behind the middleware chain
@@ -71,6 +80,7 @@ func New(cfg Config) *Server {
 		logger:  cfg.Logger,
 		now:     cfg.Now,
 		timeout: cfg.RequestTimeout,
+		limiter: cfg.Limiter,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
