@@ -35,7 +35,7 @@ owner-only admin socket (DATA.sock) and takes effect on the next request.`,
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newServeCommand(), newDemoCommand(), newGridCommand(), newOrgCommand(), newKeyCommand())
+	root.AddCommand(newServeCommand(), newDemoCommand(), newGridCommand(), newOrgCommand(), newKeyCommand(), newUsageCommand())
 	return root
 }
 

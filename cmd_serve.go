@@ -17,6 +17,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/handlers"
 	"frameindex/index"
+	"frameindex/limiter"
 	"github.com/spf13/cobra"
 )
 
@@ -25,12 +26,26 @@ type serveOptions struct {
 	Addr       string
 	LogFormat  string
 	CPUProfile string
+	Limits     limiter.Config
 }
 
 func (o *serveOptions) AddFlags(cmd *cobra.Command) {
 	addDataFlag(cmd, &o.Data)
 	cmd.Flags().StringVar(&o.Addr, "addr", envOr(envAddr, "127.0.0.1:8080"), "listen address (env "+envAddr+")")
 	cmd.Flags().StringVar(&o.LogFormat, "log-format", "json", "log format on stderr: json or text")
+	o.Limits = limiter.DefaultConfig()
+	for _, b := range []struct {
+		name, per string
+		l         *limiter.Limit
+	}{
+		{"key", "per API key", &o.Limits.Key},
+		{"org", "per organisation, shared by its keys", &o.Limits.Org},
+		{"insight", "per API key on POST /v1/frames/insight, in addition", &o.Limits.Insight},
+		{"invalid", "per presented secret that is not a valid key", &o.Limits.Invalid},
+	} {
+		cmd.Flags().Float64Var(&b.l.PerMinute, "limit-"+b.name+"-rate", b.l.PerMinute, "requests a minute "+b.per+" (sustained)")
+		cmd.Flags().IntVar(&b.l.Burst, "limit-"+b.name+"-burst", b.l.Burst, "burst "+b.per+"; 0 switches this bucket off")
+	}
 	cmd.Flags().StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for performance work)")
 	cmd.Flags().MarkHidden("cpuprofile")
 }
@@ -170,10 +185,15 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	}()
 	defer func() { stopAdmin(); <-adminDone }()
 
+	if err := o.Limits.Validate(); err != nil {
+		return err
+	}
+	lim := limiter.New(o.Limits, limiter.NewMemory(o.Limits), nil)
 	h := handlers.New(handlers.Config{
-		Frames: func() handlers.FrameIndex { return l.frames.Load() },
-		Keys:   func() handlers.KeyLookup { return l.keys.Load() },
-		Logger: log,
+		Frames:  func() handlers.FrameIndex { return l.frames.Load() },
+		Keys:    func() handlers.KeyLookup { return l.keys.Load() },
+		Logger:  log,
+		Limiter: lim,
 	})
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {

@@ -25,5 +25,4 @@ require (
 	github.com/tidwall/geoindex v1.7.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
-	golang.org/x/time v0.16.0 // indirect
 )

@@ -516,3 +516,157 @@ func TestE2E_Demo(t *testing.T) {
 	}
 	srv.stop(t, syscall.SIGTERM)
 }
+
+// newServedGrid builds a small grid with an organisation "acme", mints keys
+// of the given presets, and starts serve with extra flags.
+func newServedGrid(t *testing.T, presets []string, flags ...string) (*server, string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "frames.db")
+	mustCLI(t, "grid", "build", "--boundary", writeBoundary(t, dir, 7.40, 9.00, 7.55, 9.10, nil), "--data", data)
+	mustCLI(t, "org", "add", "acme", "--data", data)
+	var keys []string
+	for _, p := range presets {
+		_, k := mintKey(t, data, "acme", p)
+		keys = append(keys, k)
+	}
+	srv := startServer(t, append([]string{"serve", "--data", data, "--addr", "127.0.0.1:0"}, flags...)...)
+	return srv, data, keys
+}
+
+func headerInt(t *testing.T, r apiResponse, name string) int {
+	t.Helper()
+	v := r.Header.Get(name)
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		t.Fatalf("header %s = %q (status %d)", name, v, r.Status)
+	}
+	return n
+}
+
+func TestE2E_RateLimits(t *testing.T) {
+	const point = "/v1/frames/at?lat=9.05&lon=7.45"
+	t.Run("a burst of 121 on one key", func(t *testing.T) {
+		srv, _, keys := newServedGrid(t, []string{"full"})
+		for i := 1; i <= 120; i++ {
+			r := srv.get(t, keys[0], point)
+			if r.Status != 200 {
+				t.Fatalf("request %d: %d %+v", i, r.Status, r.Error)
+			}
+			// The key's bucket (120) is closer to exhaustion than the
+			// organisation's (900), so the headers report it.
+			if lim := headerInt(t, r, "X-RateLimit-Limit"); lim != 120 {
+				t.Fatalf("request %d: X-RateLimit-Limit %d", i, lim)
+			}
+			if rem := headerInt(t, r, "X-RateLimit-Remaining"); rem < 120-i || rem > 120-i+1 {
+				t.Fatalf("request %d: X-RateLimit-Remaining %d", i, rem)
+			}
+			if reset := headerInt(t, r, "X-RateLimit-Reset"); reset < 1 || reset > 120 {
+				t.Fatalf("request %d: X-RateLimit-Reset %d", i, reset)
+			}
+			if r.Header.Get("Retry-After") != "" {
+				t.Fatalf("Retry-After on a 200")
+			}
+		}
+		r := srv.get(t, keys[0], point)
+		wantError(t, r, 429, "rate_limited")
+		retry := headerInt(t, r, "Retry-After")
+		if retry < 1 || headerInt(t, r, "X-RateLimit-Remaining") != 0 {
+			t.Fatalf("429 with Retry-After %d, remaining %s", retry, r.Header.Get("X-RateLimit-Remaining"))
+		}
+		time.Sleep(time.Duration(retry) * time.Second)
+		if r := srv.get(t, keys[0], point); r.Status != 200 {
+			t.Fatalf("after Retry-After %d s: %d %+v", retry, r.Status, r.Error)
+		}
+		// Unmetered: the API description and unknown paths.
+		res, err := http.Get(srv.base + "/openapi.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.Header.Get("X-RateLimit-Limit") != "" {
+			t.Fatal("openapi.json carries rate-limit headers")
+		}
+	})
+	t.Run("keys of one organisation share its bucket", func(t *testing.T) {
+		srv, _, keys := newServedGrid(t, []string{"full", "locality"},
+			"--limit-org-burst", "10", "--limit-org-rate", "0.5")
+		for i := 0; i < 10; i++ {
+			r := srv.get(t, keys[i%2], point)
+			if r.Status != 200 || headerInt(t, r, "X-RateLimit-Limit") != 10 {
+				t.Fatalf("request %d: %d, limit %s", i, r.Status, r.Header.Get("X-RateLimit-Limit"))
+			}
+		}
+		for _, k := range keys {
+			r := srv.get(t, k, point)
+			wantError(t, r, 429, "rate_limited")
+			if headerInt(t, r, "Retry-After") < 1 {
+				t.Fatal("no Retry-After")
+			}
+		}
+	})
+	t.Run("the sixth use of a bad secret", func(t *testing.T) {
+		srv, _, _ := newServedGrid(t, nil)
+		bad := "svc_sk_thisisnotakeythisisnotakeythisisnotakey0"
+		for i := 1; i <= 5; i++ {
+			r := srv.get(t, bad, point)
+			wantError(t, r, 401, "invalid_key")
+			if headerInt(t, r, "X-RateLimit-Limit") != 5 || headerInt(t, r, "X-RateLimit-Remaining") != 5-i {
+				t.Fatalf("attempt %d: limit %s remaining %s", i, r.Header.Get("X-RateLimit-Limit"), r.Header.Get("X-RateLimit-Remaining"))
+			}
+		}
+		r := srv.get(t, bad, point)
+		wantError(t, r, 429, "rate_limited")
+		if headerInt(t, r, "Retry-After") < 1 {
+			t.Fatal("no Retry-After")
+		}
+		// Another secret has its own bucket; no credential is not metered.
+		wantError(t, srv.get(t, bad+"x", point), 401, "invalid_key")
+		r = srv.get(t, "", point)
+		wantError(t, r, 401, "unauthorized")
+		if r.Header.Get("X-RateLimit-Limit") != "" {
+			t.Fatal("a request without a credential carries rate-limit headers")
+		}
+	})
+}
+
+func TestE2E_OrganisationsWhileServing(t *testing.T) {
+	srv, data, _ := newServedGrid(t, nil)
+	mustCLI(t, "org", "plan", "acme", "--plan", "pro", "--data", data)
+	mustCLI(t, "org", "credits", "acme", "--add", "100", "--note", "invoice 1", "--data", data)
+	_, errOut, code := cli(t, "org", "credits", "acme", "--add", "-150", "--note", "too much", "--data", data)
+	if code == 0 || !strings.Contains(errOut, "100 credits") {
+		t.Fatalf("overdraw: exit %d: %s", code, errOut)
+	}
+	mustCLI(t, "org", "credits", "acme", "--add", "-30", "--note", "correction", "--data", data)
+
+	var show struct {
+		Plan      string `json:"plan"`
+		Credits   int64  `json:"credits"`
+		Allowance int    `json:"allowance"`
+		Ledger    []struct {
+			Kind    string `json:"kind"`
+			Credits int64  `json:"credits"`
+			Balance int64  `json:"balance"`
+			Note    string `json:"note"`
+		} `json:"ledger"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, "org", "show", "acme", "--json", "--data", data)), &show); err != nil {
+		t.Fatal(err)
+	}
+	if show.Plan != "pro" || show.Allowance != 2000 || show.Credits != 70 || len(show.Ledger) != 2 ||
+		show.Ledger[0].Kind != "grant" || show.Ledger[1].Balance != 70 || show.Ledger[1].Note != "correction" {
+		t.Fatalf("org show: %+v", show)
+	}
+	out := mustCLI(t, "usage", "--org", "acme", "--data", data)
+	for _, want := range []string{"plan pro", "0 of 2000", "0 of the daily ceiling of 1000", "credit balance: 70"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("usage does not say %q:\n%s", want, out)
+		}
+	}
+	srv.stop(t, syscall.SIGTERM)
+	// The same commands open the file themselves once the server is gone.
+	if out := mustCLI(t, "org", "show", "acme", "--data", data); !strings.Contains(out, "credits: 70") {
+		t.Fatalf("org show without a server:\n%s", out)
+	}
+}
