@@ -1,6 +1,6 @@
 // Package bolt stores a frameindex data file: one bbolt database holding
 // the grid of frames, the organisations with their plans, credits, ledgers
-// and usage, and their API keys.
+// and usage, their API keys, and the datasets they own and license.
 //
 // # Opening
 //
@@ -32,6 +32,14 @@
 //	ledger      org id     -> bucket: seq uint64 -> JSON {"seq","time","kind","credits","balance",
 //	                          "note","keyId","dataset","requestId"} (the last four when set)
 //	usage       org id     -> bucket: counter name -> (count uint64, credits uint64)
+//	datasets    dataset id -> JSON {"id","name","description","owner","attributes","price",
+//	                          "source","version","frames","features","importedAt"}
+//	licences    org id "/" dataset id -> JSON {"org","dataset","mode","granted"}
+//	dsv         dataset id "@" version (decimal) -> bucket, one per stored version:
+//	              frames  frame uint64 -> uvarint feature count, then the
+//	                                      attributes JSON object as imported
+//	                                      (nothing after the count when none)
+//	              feats   frame uint64, seq uint32 -> GeoJSON Feature JSON as imported
 //
 // The ledger and usage buckets, and an organisation's bucket inside them,
 // are made by the first write that needs them; a file without them reads as
@@ -47,9 +55,10 @@
 // always the sum of its ledger's changes and never below zero. Entries are
 // numbered from the bucket's sequence (1, 2, 3...) and never changed or
 // removed. AddCredits writes kinds "grant" (n > 0) and "adjust" (n < 0)
-// with a note; per-query dataset charges and worded answers paid in credits
-// are entries of their own kinds that name the key, the dataset and the
-// request instead.
+// with a note; per-query dataset charges (kind "charge", Charge) and worded
+// answers paid in credits are entries of their own kinds that name the key,
+// the dataset and the request instead. A free dataset (price 0) is counted
+// in usage but writes no ledger entry, as the balance does not change.
 //
 // # Usage counters
 //
@@ -65,6 +74,33 @@
 // a refund takes back exactly what its reservation added; none goes below
 // zero. Usage reads the current month's and day's counters; old periods stay
 // in the file (a few small records per organisation a day).
+//
+// # Datasets
+//
+// A dataset's description (datasets) names its owner, its declared
+// attributes, its price and the version readers see. Its records are in
+// the version bucket dsv/"<id>@<version>": a frame has a record when the
+// dataset records attributes or features there, and the record holds its
+// feature count, so that a read of attributes and counts is one lookup per
+// frame and dataset. ImportDataset checks every record before writing,
+// writes the next version into its bucket in staging transactions of at
+// most 50,000 frames (100,000 features, 32 MiB), during which readers go on
+// seeing the old version and other writes (charges, administration) run
+// between them, then in one final transaction points the description at
+// the new version and deletes the old version's bucket. A version bucket
+// that the description does not point at is a staging bucket: of the
+// import running now, or left by one that crashed. Imports of one file run
+// one at a time (a lock per path in the process; bbolt's file lock keeps
+// other processes out), so an import deletes every staging bucket of its
+// dataset that it finds; RemoveDataset deletes them all.
+//
+// Licences (licences) let an organisation read another's dataset, by
+// subscription or per query. A key reads its organisation's own datasets
+// and its licensed ones, narrowed to Key.Datasets when that is set
+// (Readable). Charge debits per-query datasets for one request in one
+// transaction: per dataset a ledger entry of kind "charge" (naming the key,
+// the dataset and the request) and the usage counter
+// "charges:<month>:<dataset>", never below zero.
 //
 // A grid is either a lattice (the national 30-arc-second cells, stored as
 // runs of cells per row: a cell needs no stored polygon and the national
@@ -113,6 +149,19 @@
 //     entries from the end; asked for all of them it holds them all.
 //   - Plans and their allowances are fixed in this build (PlanAllowance);
 //     changing a plan does not reset the month's count of answers.
+//   - Datasets and licences are read whole: Readable decodes every
+//     dataset description on each call (tens of microseconds for a few
+//     datasets), which suits hundreds of datasets, not many thousands.
+//   - The store does not check a record's frame id against the grid, nor a
+//     feature's geometry beyond "type":"Feature": the importer resolves
+//     and checks them. Attribute values are checked against their declared
+//     types (a finite number, or a string); the bytes are kept as given.
+//   - A staging bucket left by a crashed import stays in the file (unseen
+//     by readers) until the next import of that dataset or its removal.
+//     An import holds its records in memory: the caller passes them all.
+//   - Removing a dataset leaves its past charges in ledgers and usage, and
+//     its id in the keys narrowed to it; a dataset created later under the
+//     same id starts again at version 1 and is readable by those keys.
 //   - The schema number guards against a newer layout; there is no
 //     migration code yet, as there is only schema 1.
 package bolt

@@ -1,0 +1,199 @@
+package bolt
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+)
+
+// licenceKey is the key of a licence in the licences bucket:
+// "<org>/<dataset>". Neither id holds '/', so "<org>/" is exactly one
+// organisation's licences.
+func licenceKey(orgID, dataset string) []byte {
+	return []byte(orgID + "/" + dataset)
+}
+
+func checkMode(mode string) error {
+	switch mode {
+	case LicenceSubscription, LicencePerQuery:
+		return nil
+	}
+	return errorf(ErrInvalid, nil, "invalid licence mode %q: must be subscription or per_query", mode)
+}
+
+// decodeLicence decodes a stored licence, checking that it is one this
+// package could have written under its key.
+func (s *Store) decodeLicence(k, v []byte) (Licence, error) {
+	var l Licence
+	err := decodeStrict(v, &l)
+	switch {
+	case err != nil:
+	case !bytes.Equal(k, licenceKey(l.OrgID, l.Dataset)):
+		err = fmt.Errorf("record is for %s/%s", l.OrgID, l.Dataset)
+	case checkMode(l.Mode) != nil:
+		err = fmt.Errorf("unknown mode %q", l.Mode)
+	}
+	if err != nil {
+		return Licence{}, errorf(ErrCorrupt, err, "data file %q is corrupt: licence %q: %v", s.path, k, err)
+	}
+	return l, nil
+}
+
+// GrantLicence lets org read dataset in mode (replacing an earlier licence).
+// mode is LicenceSubscription (flat) or LicencePerQuery (the dataset's
+// price in credits per request it contributes to). now is the grant's time
+// (zero means the current time). It returns the licence as stored.
+//
+// Errors: ErrInvalid for an unknown mode or when org owns the dataset (an
+// owner reads its own datasets without a licence); ErrNotFound for an
+// unknown organisation or dataset; ErrCorrupt.
+func (s *Store) GrantLicence(orgID, dataset, mode string, now time.Time) (Licence, error) {
+	if err := checkMode(mode); err != nil {
+		return Licence{}, err
+	}
+	if now.IsZero() {
+		now = s.clock()
+	}
+	l := Licence{OrgID: orgID, Dataset: dataset, Mode: mode, Granted: now.Round(0).UTC()}
+	err := s.update(func(tx *bbolt.Tx) error {
+		if _, err := s.getOrg(tx, orgID); err != nil {
+			return err
+		}
+		d, err := s.mustDataset(tx, dataset)
+		if err != nil {
+			return err
+		}
+		if d.Owner == orgID {
+			return errorf(ErrInvalid, nil, "organisation %s owns dataset %s: an owner reads its own datasets without a licence", orgID, dataset)
+		}
+		v, err := json.Marshal(l)
+		if err != nil {
+			return err
+		}
+		b, err := tx.CreateBucketIfNotExists(bucketLicences)
+		if err != nil {
+			return err
+		}
+		return b.Put(licenceKey(orgID, dataset), v)
+	})
+	if err != nil {
+		return Licence{}, err
+	}
+	return l, nil
+}
+
+// RevokeLicence ends a licence; the organisation's keys stop reading the
+// dataset from their next request. Errors: ErrNotFound when org holds no
+// licence for dataset; ErrCorrupt.
+func (s *Store) RevokeLicence(orgID, dataset string) error {
+	return s.update(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketLicences)
+		k := licenceKey(orgID, dataset)
+		if b == nil || b.Get(k) == nil {
+			return errorf(ErrNotFound, nil, "organisation %q holds no licence for dataset %q", orgID, dataset)
+		}
+		return b.Delete(k)
+	})
+}
+
+// Licences lists licences, of one organisation or all (""), sorted by
+// organisation and then dataset id. Errors: ErrNotFound for an unknown
+// organisation; ErrCorrupt.
+func (s *Store) Licences(orgID string) ([]Licence, error) {
+	var out []Licence
+	err := s.view(func(tx *bbolt.Tx) error {
+		if orgID != "" {
+			if _, err := s.getOrg(tx, orgID); err != nil {
+				return err
+			}
+		}
+		var err error
+		out, err = s.licencesOf(tx, orgID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b Licence) int {
+		return cmp.Or(strings.Compare(a.OrgID, b.OrgID), strings.Compare(a.Dataset, b.Dataset))
+	})
+	return out, nil
+}
+
+// licencesOf reads the licences of orgID (all when "") in tx, in key
+// order.
+func (s *Store) licencesOf(tx *bbolt.Tx, orgID string) ([]Licence, error) {
+	b := tx.Bucket(bucketLicences)
+	if b == nil {
+		return nil, nil
+	}
+	var prefix []byte
+	if orgID != "" {
+		prefix = []byte(orgID + "/")
+	}
+	var out []Licence
+	c := b.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if v == nil {
+			return nil, errorf(ErrCorrupt, nil, "data file %q is corrupt: licences bucket holds a bucket %q", s.path, k)
+		}
+		l, err := s.decodeLicence(k, v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// Readable returns the datasets key may read, sorted by id: those its
+// organisation owns and those it holds a licence for (PerQuery for a
+// per-query licence), narrowed to k.Datasets when that is not empty. A
+// dataset the organisation owns is never charged, whatever licence it may
+// hold. One read transaction; the key's own state (expiry, revocation) is
+// not checked here. Errors: ErrCorrupt.
+//
+// It reads every dataset description: fine for hundreds of datasets.
+func (s *Store) Readable(k Key) ([]Access, error) {
+	if k.OrgID == "" {
+		return nil, nil
+	}
+	var out []Access
+	err := s.view(func(tx *bbolt.Tx) error {
+		lic, err := s.licencesOf(tx, k.OrgID)
+		if err != nil {
+			return err
+		}
+		mode := make(map[string]string, len(lic))
+		for _, l := range lic {
+			mode[l.Dataset] = l.Mode
+		}
+		all, err := s.allDatasets(tx)
+		if err != nil {
+			return err
+		}
+		for _, d := range all {
+			if len(k.Datasets) > 0 && !slices.Contains(k.Datasets, d.ID) {
+				continue
+			}
+			m, licensed := mode[d.ID]
+			switch {
+			case d.Owner == k.OrgID:
+				out = append(out, Access{Dataset: d})
+			case licensed:
+				out = append(out, Access{Dataset: d, PerQuery: m == LicencePerQuery})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil // allDatasets reads in id order
+}
