@@ -43,6 +43,9 @@ const (
 	// organisations from the file as they need them, so nothing has to be
 	// reloaded yet; it is there for a server that keeps a snapshot.
 	ChangeOrgs
+	// ChangeDatasets: a dataset was imported, re-priced or removed, or a
+	// licence granted or revoked; what keys may read has changed.
+	ChangeDatasets
 )
 
 // Progress reports how far a long step has got: done of total bytes read.
@@ -320,6 +323,10 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (any, err
 			return nil, err
 		}
 		return viewGrid(info), nil
+	case OpDatasetImport, OpDatasetList, OpDatasetShow, OpDatasetPrice, OpDatasetRemove,
+		OpLicenceGrant, OpLicenceRevoke, OpLicenceList:
+		res, _, err := o.doDataset(ctx, op, args)
+		return res, err
 	}
 	return nil, fmt.Errorf("%w: unknown operation %q", bolt.ErrInvalid, op)
 }

@@ -1,0 +1,796 @@
+package admin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"frameindex/bolt"
+	"frameindex/grid"
+)
+
+// The small test lattice: rows 9700-9719, columns 22480-22499, a 20 x 20
+// block of frames just north of Abuja (lon 7.3333-7.5, lat 9.0-9.1667).
+const (
+	row0, row1 = 9700, 9719
+	col0, col1 = 22480, 22499
+)
+
+func cell(row, col int) uint64 { return grid.CellID(row, col) }
+
+// centre returns the centre of a lattice cell as lon, lat.
+func centre(row, col int) (lon, lat float64) {
+	return grid.Lon(col) + 0.5/grid.CellsPerDegree, grid.Lat(row) - 0.5/grid.CellsPerDegree
+}
+
+// datasetOps opens a store holding the small lattice and the organisation
+// "agency", and records the changes the operations report.
+func datasetOps(t testing.TB) (*Ops, *bolt.Store, *[]Change) {
+	t.Helper()
+	s, _ := openStore(t)
+	var runs []grid.Run
+	for r := row0; r <= row1; r++ {
+		runs = append(runs, grid.Run{Row: int32(r), Col0: col0, Col1: col1})
+	}
+	if _, err := s.PutLattice(runs, "test block"); err != nil {
+		t.Fatal(err)
+	}
+	mustOrg(t, s, "agency", "pro", 0)
+	var changes []Change
+	ops := &Ops{Store: s, Now: func() time.Time { return time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC) },
+		Changed: func(c Change) { changes = append(changes, c) }}
+	return ops, s, &changes
+}
+
+func writeFile(t testing.TB, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var (
+	attrPop   = bolt.Attribute{Name: "pop", Label: "Population", Unit: "people", Type: bolt.TypeNumber, Aggregation: bolt.AggSum, Year: 2020, Aliases: []string{"people"}}
+	attrClass = bolt.Attribute{Name: "class", Label: "Settlement class", Type: bolt.TypeCategory, Aggregation: bolt.AggMode}
+	attrName  = bolt.Attribute{Name: "name", Label: "Name", Type: bolt.TypeText, Aggregation: bolt.AggMode}
+	attrState = bolt.Attribute{Name: "state", Label: "State", Type: bolt.TypeCategory, Aggregation: bolt.AggMode}
+	attrNum   = bolt.Attribute{Name: "num", Label: "Number", Type: bolt.TypeNumber, Aggregation: bolt.AggMean}
+)
+
+// recordMap renders records as frame -> attributes text and frame ->
+// features, for comparing.
+func recordMap(recs []bolt.FrameRecord) (map[uint64]string, map[uint64][]string) {
+	attrs, feats := map[uint64]string{}, map[uint64][]string{}
+	for _, r := range recs {
+		if r.Attrs != nil {
+			attrs[r.Frame] = string(r.Attrs)
+		}
+		for _, f := range r.Features {
+			feats[r.Frame] = append(feats[r.Frame], string(f))
+		}
+	}
+	return attrs, feats
+}
+
+// gatherOK runs the reading stage of an import and fails on error.
+func gatherOK(t *testing.T, ops *Ops, m DatasetManifest) ([]bolt.FrameRecord, int) {
+	t.Helper()
+	_, recs, skipped, err := ops.gather(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(recs); i++ {
+		if recs[i].Frame <= recs[i-1].Frame {
+			t.Fatalf("records out of order: %d after %d", recs[i].Frame, recs[i-1].Frame)
+		}
+	}
+	for _, r := range recs {
+		if r.Attrs != nil && !json.Valid(r.Attrs) {
+			t.Fatalf("frame %d: attributes %s are not JSON", r.Frame, r.Attrs)
+		}
+		for _, f := range r.Features {
+			if !json.Valid(f) {
+				t.Fatalf("frame %d: feature %s is not JSON", r.Frame, f)
+			}
+		}
+	}
+	return recs, skipped
+}
+
+func TestImport_CSVByFrameID(t *testing.T) {
+	ops, _, _ := datasetOps(t)
+	dir := t.TempDir()
+	a, b, c, d := cell(9700, 22480), cell(9701, 22481), cell(9719, 22499), cell(9710, 22490)
+	path := writeFile(t, dir, "pop.csv", "\ufeffframe_id,pop,name,class\r\n"+
+		fmt.Sprintf("%d,1234,\"Wuse \"\"II\"\"\",urban\r\n", a)+
+		fmt.Sprintf("%d,0012.50,,rural\r\n", b)+
+		fmt.Sprintf(" %d , -0 ,Garki é <&>,\r\n", c)+
+		fmt.Sprintf("%d,,,\r\n", d)+ // nothing recorded
+		fmt.Sprintf("%d,1e3,\"line\nbreak\",  \r\n", d+1))
+	m := DatasetManifest{ID: "pop", Owner: "agency", Attributes: []bolt.Attribute{attrPop, attrClass, attrName},
+		Inputs: []DatasetInput{{CSV: path}}}
+	recs, skipped := gatherOK(t, ops, m)
+	attrs, feats := recordMap(recs)
+	want := map[uint64]string{
+		a:     `{"pop":1234,"class":"urban","name":"Wuse \"II\""}`,
+		b:     `{"pop":12.5,"class":"rural"}`,
+		c:     `{"pop":0,"name":"Garki é <&>"}`,
+		d + 1: `{"pop":1000,"name":"line\nbreak"}`,
+	}
+	if !reflect.DeepEqual(attrs, want) || len(feats) != 0 || skipped != 0 || len(recs) != 4 {
+		t.Fatalf("got %v (features %v, skipped %d), want %v", attrs, feats, skipped, want)
+	}
+}
+
+func TestImport_CSVByLatLon(t *testing.T) {
+	ops, _, _ := datasetOps(t)
+	dir := t.TempDir()
+	path := writeFile(t, dir, "pts.csv", "lon,lat,pop\n7.4042,9.0958,5\n7.5,9.1,7\n7.4,9.2,1\n")
+	m := DatasetManifest{ID: "pts", Owner: "agency", Attributes: []bolt.Attribute{attrPop},
+		Inputs: []DatasetInput{{CSV: path, Outside: "skip"}}}
+	recs, skipped := gatherOK(t, ops, m)
+	attrs, _ := recordMap(recs)
+	// (9.0958, 7.4042) is inside row 9708, column 22488; lon 7.5 is the
+	// east edge of the block, whose frame (column 22500) is not in the
+	// grid, nor is lat 9.2.
+	want := map[uint64]string{cell(9708, 22488): `{"pop":5}`}
+	if !reflect.DeepEqual(attrs, want) || skipped != 2 {
+		t.Fatalf("got %v, skipped %d; want %v, skipped 2", attrs, skipped, want)
+	}
+}
+
+func TestImport_Features(t *testing.T) {
+	ops, _, _ := datasetOps(t)
+	dir := t.TempDir()
+	pt := func(row, col int) string {
+		lon, lat := centre(row, col)
+		return fmt.Sprintf("[%v,%v]", lon, lat)
+	}
+	w := 1.0 / grid.CellsPerDegree
+	sq := func(lon, lat, size float64) string { // counter-clockwise square, south-west corner lon, lat
+		return fmt.Sprintf("[[[%v,%v],[%v,%v],[%v,%v],[%v,%v],[%v,%v]]]", lon, lat, lon+size, lat, lon+size, lat+size, lon, lat+size, lon, lat)
+	}
+	// A U three cells wide and high, open to the north: its centroid lies
+	// in the notch, so it is located by its surface point.
+	ax, by := grid.Lon(22490), grid.Lat(9716)
+	u := fmt.Sprintf("[[[%v,%v],[%v,%v],[%v,%v],[%v,%v],[%v,%v],[%v,%v],[%v,%v],[%v,%v],[%v,%v]]]",
+		ax, by, ax+3*w, by, ax+3*w, by+3*w, ax+2*w, by+3*w, ax+2*w, by+w, ax+w, by+w, ax+w, by+3*w, ax, by+3*w, ax, by)
+	lon0, lat0 := centre(9710, 22480)
+	lon1, _ := centre(9710, 22490)
+	path := writeFile(t, dir, "things.geojson", `{"type":"FeatureCollection","features":[
+ {"type":"Feature","id":7,"properties":{"b":"x<y","a":1.50},"geometry":{"type":"Point","coordinates":`+pt(9705, 22485)+`}},
+ {"type":"Feature","properties":null,"geometry":{"type":"MultiPoint","coordinates":[`+pt(9706, 22486)+`,`+pt(9700, 22480)+`]}},
+ {"type":"Feature","properties":{"k":"line"},"geometry":{"type":"LineString","coordinates":[`+fmt.Sprintf("[%v,%v],[%v,%v]", lon0, lat0, lon1, lat0)+`]}},
+ {"type":"Feature","properties":{"k":"multiline"},"geometry":{"type":"MultiLineString","coordinates":[[`+pt(9711, 22481)+`,`+pt(9711, 22483)+`],[`+pt(9700, 22480)+`,`+pt(9700, 22481)+`]]}},
+ {"type":"Feature","properties":{"k":"square"},"geometry":{"type":"Polygon","coordinates":`+sq(grid.Lon(22482), grid.Lat(9713), w)+`}},
+ {"type":"Feature","properties":{"k":"U"},"geometry":{"type":"Polygon","coordinates":`+u+`}},
+ {"type":"Feature","properties":{"k":"far"},"geometry":{"type":"Point","coordinates":[3.39,6.45]}},
+ {"type":"Feature","properties":{"k":"second point here"},"geometry":{"type":"Point","coordinates":`+pt(9705, 22485)+`}}
+]}`)
+	m := DatasetManifest{ID: "things", Owner: "agency", Inputs: []DatasetInput{{Features: path, Outside: "skip"}}}
+	recs, skipped := gatherOK(t, ops, m)
+	attrs, feats := recordMap(recs)
+	lonP, latP := centre(9705, 22485)
+	lonM, latM := centre(9706, 22486)
+	lonA, latA := centre(9700, 22480)
+	want := map[uint64][]string{
+		cell(9705, 22485): {
+			fmt.Sprintf(`{"type":"Feature","id":7,"geometry":{"type":"Point","coordinates":[%v,%v]},"properties":{"a":1.50,"b":"x<y"}}`, lonP, latP),
+			fmt.Sprintf(`{"type":"Feature","geometry":{"type":"Point","coordinates":[%v,%v]},"properties":{"k":"second point here"}}`, lonP, latP),
+		},
+		cell(9706, 22486): {fmt.Sprintf(`{"type":"Feature","geometry":{"type":"MultiPoint","coordinates":[[%v,%v],[%v,%v]]},"properties":null}`, lonM, latM, lonA, latA)},
+		cell(9710, 22485): {fmt.Sprintf(`{"type":"Feature","geometry":{"type":"LineString","coordinates":[[%v,%v],[%v,%v]]},"properties":{"k":"line"}}`, lon0, lat0, lon1, lat0)},
+		cell(9711, 22482): nil, // filled below: only the properties matter
+		cell(9712, 22482): nil,
+		cell(9714, 22490): nil,
+	}
+	if len(attrs) != 0 || skipped != 1 || len(feats) != len(want) {
+		t.Fatalf("attributes %v, skipped %d, features on %d frames: %v", attrs, skipped, len(feats), feats)
+	}
+	for id, fs := range want {
+		if fs != nil && !reflect.DeepEqual(feats[id], fs) {
+			t.Errorf("frame %d: got %q, want %q", id, feats[id], fs)
+		}
+	}
+	for id, k := range map[uint64]string{cell(9711, 22482): "multiline", cell(9712, 22482): "square", cell(9714, 22490): "U"} {
+		if len(feats[id]) != 1 || !strings.Contains(feats[id][0], `"properties":{"k":"`+k+`"}`) {
+			t.Errorf("frame %d: got %q, want the %s", id, feats[id], k)
+		}
+	}
+}
+
+func TestRepresentativePoint(t *testing.T) {
+	tests := []struct {
+		name string
+		geom string
+		want grid.Point
+		err  string
+	}{
+		{"point", `{"type":"Point","coordinates":[7.4,9.1,350]}`, grid.Point{7.4, 9.1}, ""},
+		{"multipoint", `{"type":"MultiPoint","coordinates":[[1,2],[3,4]]}`, grid.Point{1, 2}, ""},
+		{"line halfway by length", `{"type":"LineString","coordinates":[[0,0],[3,0],[3,1]]}`, grid.Point{2, 0}, ""},
+		{"line of one point twice", `{"type":"LineString","coordinates":[[5,5],[5,5]]}`, grid.Point{5, 5}, ""},
+		{"multiline first line", `{"type":"MultiLineString","coordinates":[[[0,0],[0,2]],[[9,9],[9,8]]]}`, grid.Point{0, 1}, ""},
+		{"square centroid", `{"type":"Polygon","coordinates":[[[0,0],[2,0],[2,2],[0,2],[0,0]]]}`, grid.Point{1, 1}, ""},
+		{"centroid in a hole", `{"type":"Polygon","coordinates":[[[0,0],[4,0],[4,4],[0,4],[0,0]],[[1,1],[1,3],[3,3],[3,1],[1,1]]]}`, grid.Point{0.5, 2}, ""},
+		{"U shape", `{"type":"Polygon","coordinates":[[[0,0],[3,0],[3,3],[2,3],[2,1],[1,1],[1,3],[0,3],[0,0]]]}`, grid.Point{0.5, 1.5}, ""},
+		{"multipolygon first polygon", `{"type":"MultiPolygon","coordinates":[[[[10,10],[12,10],[12,12],[10,12],[10,10]]],[[[0,0],[1,0],[1,1],[0,0]]]]}`, grid.Point{11, 11}, ""},
+		{"null", `null`, grid.Point{}, "has no geometry"},
+		{"no type", `{"coordinates":[1,2]}`, grid.Point{}, "geometry has no type"},
+		{"collection", `{"type":"GeometryCollection","geometries":[]}`, grid.Point{}, `geometry type "GeometryCollection" is not supported`},
+		{"point one number", `{"type":"Point","coordinates":[1]}`, grid.Point{}, "Point has 1 numbers, want at least 2"},
+		{"point as text", `{"type":"Point","coordinates":["1","2"]}`, grid.Point{}, "Point: coordinates are not a position"},
+		{"point lat out of range", `{"type":"Point","coordinates":[1,91]}`, grid.Point{}, "Point latitude 91 is outside -90..90"},
+		{"empty multipoint", `{"type":"MultiPoint","coordinates":[]}`, grid.Point{}, "MultiPoint: has no points"},
+		{"line of one point", `{"type":"LineString","coordinates":[[1,2]]}`, grid.Point{}, "LineString has 1 positions, want at least 2"},
+		{"line bad point", `{"type":"LineString","coordinates":[[1,2],[200,2]]}`, grid.Point{}, "LineString point 1 longitude 200 is outside -180..180"},
+		{"unclosed ring", `{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,1]]]}`, grid.Point{}, "not closed"},
+		{"bow tie", `{"type":"Polygon","coordinates":[[[0,0],[1,1],[1,0],[0,1],[0,0]]]}`, grid.Point{}, "cross"},
+		{"not JSON", `{"type":`, grid.Point{}, "geometry:"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := RepresentativePoint(json.RawMessage(tc.geom))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("got %v, %v; want an error with %q", got, err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %v, %v; want %v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestImport_Zones(t *testing.T) {
+	ops, _, _ := datasetOps(t)
+	dir := t.TempDir()
+	box := func(c0, c1, r0, r1 int) string { // the cells c0..c1 x r0..r1, counter-clockwise
+		w, e, n, s := grid.Lon(c0), grid.Lon(c1+1), grid.Lat(r0), grid.Lat(r1+1)
+		return fmt.Sprintf("[[[%v,%v],[%v,%v],[%v,%v],[%v,%v],[%v,%v]]]", w, s, e, s, e, n, w, n, w, s)
+	}
+	path := writeFile(t, dir, "zones.geojson", `{"type":"FeatureCollection","features":[
+ {"type":"Feature","properties":{"st":"Alpha","n":12.0,"other":true},"geometry":{"type":"Polygon","coordinates":`+box(22480, 22484, 9700, 9704)+`}},
+ {"type":"Feature","properties":{"st":"Beta","n":null},"geometry":{"type":"MultiPolygon","coordinates":[`+box(22483, 22489, 9702, 9706)+`]}},
+ {"type":"Feature","properties":{"st":"Outside"},"geometry":{"type":"Polygon","coordinates":[[[3,6],[4,6],[4,7],[3,7],[3,6]]]}}
+]}`)
+	csvPath := writeFile(t, dir, "pop.csv", fmt.Sprintf("frame_id,pop\n%d,5\n%d,6\n", cell(9700, 22480), cell(9719, 22499)))
+	m := DatasetManifest{ID: "admin", Owner: "agency", Attributes: []bolt.Attribute{attrState, attrNum, attrPop},
+		Inputs: []DatasetInput{{Zones: path, Properties: map[string]string{"st": "state", "n": "num"}}, {CSV: csvPath}}}
+	recs, _ := gatherOK(t, ops, m)
+	attrs, _ := recordMap(recs)
+	if len(attrs) != 25+35-6+1 {
+		t.Errorf("%d frames recorded, want 55 (zones of 25 and 35 overlapping on 6, and one CSV row)", len(attrs))
+	}
+	for _, tc := range []struct {
+		row, col int
+		want     string
+	}{
+		{9700, 22480, `{"state":"Alpha","num":12.0,"pop":5}`}, // zone and CSV merged, in declared order
+		{9704, 22484, `{"state":"Alpha","num":12.0}`},
+		{9703, 22483, `{"state":"Alpha","num":12.0}`}, // in both zones: the first wins
+		{9702, 22485, `{"state":"Beta"}`},             // null property: absent
+		{9706, 22489, `{"state":"Beta"}`},
+		{9707, 22489, ``},
+		{9700, 22485, ``},
+		{9719, 22499, `{"pop":6}`},
+	} {
+		if got := attrs[cell(tc.row, tc.col)]; got != tc.want {
+			t.Errorf("frame (%d, %d): %q, want %q", tc.row, tc.col, got, tc.want)
+		}
+	}
+}
+
+// TestZoneContainer_MatchesContainsPoint checks the scanline shortcut
+// against the exact test, on points exactly on edges and vertices too.
+func TestZoneContainer_MatchesContainsPoint(t *testing.T) {
+	m := grid.MultiPolygon{
+		{{{0, 0}, {4, 0}, {4, 4}, {0, 4}, {0, 0}}, {{1, 1}, {1, 3}, {3, 3}, {3, 1}, {1, 1}}},
+		{{{5, 0}, {7, 1}, {6, 3}, {5, 0}}},
+	}
+	z := newZoneContainer(m)
+	for y := -0.5; y <= 4.5; y += 0.25 {
+		for x := -0.5; x <= 7.5; x += 0.125 {
+			if got, want := z.contains(x, y), m.ContainsPoint(x, y); got != want {
+				t.Errorf("(%v, %v): %v, ContainsPoint says %v", x, y, got, want)
+			}
+		}
+	}
+}
+
+func TestAppendNumber(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"1234", "1234"}, {"+1234", "1234"}, {"-1234", "-1234"}, {"0012", "12"}, {"-0", "0"}, {"000", "0"},
+		{"12345678901234567890123", "12345678901234567890123"}, // integers keep every digit
+		{"1.50", "1.5"}, {"1234.0", "1234"}, {" 2.5 ", "2.5"}, {".5", "0.5"}, {"5.", "5"}, {"-0.0", "0"},
+		{"1e3", "1000"}, {"1E-7", "1e-07"}, {"1.5e21", "1.5e+21"}, {"0.1", "0.1"}, {"0.000001", "0.000001"},
+		{"1e999", ""}, {"1e-999", "0"}, {"abc", ""}, {"0x10", ""}, {"1_000", ""}, {"Inf", ""}, {"NaN", ""},
+		{"", ""}, {"-", ""}, {".", ""}, {"1e", ""}, {"1e+", ""}, {"1,5", ""}, {"1 2", ""}, {"--1", ""},
+	}
+	for _, tc := range tests {
+		got, ok := appendNumber(nil, tc.in)
+		if string(got) != tc.want || ok != (tc.want != "") {
+			t.Errorf("appendNumber(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}
+
+func TestAppendJSONString(t *testing.T) {
+	for _, s := range []string{"", "plain", `quote " and \ backslash`, "tab\tnew\nline\r\x00\x1f", "Kano – Nassarawa <&>", "\u2028"} {
+		got := appendJSONString(nil, s)
+		var back string
+		if err := json.Unmarshal(got, &back); err != nil || back != s {
+			t.Errorf("appendJSONString(%q) = %s, reads back as %q (%v)", s, got, back, err)
+		}
+	}
+	if got := string(appendJSONString(nil, "a<b&c\u00e9")); got != `"a<b&c`+"\u00e9"+`"` {
+		t.Errorf("got %s: want the text kept, without HTML escapes", got)
+	}
+}
+
+// TestImport_BadInput runs every kind of bad input through the operation
+// and checks the error names the file and the line or feature, and that
+// nothing was written.
+func TestImport_BadInput(t *testing.T) {
+	ops, s, changes := datasetOps(t)
+	dir := t.TempDir()
+	id := cell(9705, 22485)
+	f := func(name, content string) string { return writeFile(t, dir, name, content) }
+	csvIn := func(p string) []DatasetInput { return []DatasetInput{{CSV: p}} }
+	pop := []bolt.Attribute{attrPop}
+	sq := `[[[7.4,9.05],[7.41,9.05],[7.41,9.06],[7.4,9.06],[7.4,9.05]]]`
+	var (
+		badNumber   = f("bad-number.csv", fmt.Sprintf("frame_id,pop\n%d,1\n%d,12x\n", id, id+1))
+		infNumber   = f("inf.csv", fmt.Sprintf("frame_id,pop\n%d,1e999\n", id))
+		unknown     = f("unknown.csv", fmt.Sprintf("frame_id,pop\n%d,1\n5,2\n", id))
+		notID       = f("not-id.csv", "frame_id,pop\n12a,1\n")
+		emptyID     = f("empty-id.csv", "frame_id,pop\n,1\n")
+		outside     = f("outside.csv", "lat,lon,pop\n9.1,7.4,1\n10.5,7.4,2\n")
+		latRange    = f("lat-range.csv", "lat,lon,pop\n95,7.4,1\n")
+		latText     = f("lat-text.csv", "lat,lon,pop\nnine,7.4,1\n")
+		noKey       = f("no-key.csv", "pop\n1\n")
+		latOnly     = f("lat-only.csv", "lat,pop\n9.1,1\n")
+		bothKeys    = f("both-keys.csv", "frame_id,lat,lon,pop\n1,2,3,4\n")
+		undeclared  = f("undeclared.csv", fmt.Sprintf("frame_id,pop,colour\n%d,1,red\n", id))
+		dupColumn   = f("dup-column.csv", fmt.Sprintf("frame_id,pop,pop\n%d,1,2\n", id))
+		noName      = f("no-name.csv", fmt.Sprintf("frame_id,,pop\n%d,1,2\n", id))
+		dupA        = f("a.csv", fmt.Sprintf("frame_id,pop\n%d,1\n", id))
+		dupB        = f("b.csv", fmt.Sprintf("frame_id,pop\n%d,1\n%d,2\n", id+1, id))
+		dupRow      = f("dup-row.csv", "lat,lon,pop\n9.1,7.4,1\n9.0999,7.4001,2\n")
+		badUTF8     = f("latin1.csv", fmt.Sprintf("frame_id,name\n%d,caf\xe9\n", id))
+		badUTF8Head = f("latin1-head.csv", "frame_id,caf\xe9\n")
+		empty       = f("empty.csv", "")
+		headerOnly  = f("header-only.csv", "frame_id,pop\n")
+		fieldCount  = f("field-count.csv", fmt.Sprintf("frame_id,pop\n%d,1\n%d,1,2\n", id, id+1))
+		quoteLines  = f("quote-lines.csv", fmt.Sprintf("frame_id,name\n%d,\"two\nlines\"\n%d,\"bad\"quote\n", id, id+1))
+		brokenGeom  = f("broken.geojson", `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[7.4,9.1]}},
+{"type":"Feature","properties":{},"geometry":{"type":"Polygon","coordinates":[[[7.4,9.05],[7.41,9.06],[7.41,9.05],[7.4,9.06],[7.4,9.05]]]}}]}`)
+		unclosed   = f("unclosed.geojson", `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"Polygon","coordinates":[[[7.4,9.05],[7.41,9.05],[7.41,9.06]]]}}]}`)
+		noGeom     = f("no-geom.geojson", `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":null}]}`)
+		farPoint   = f("far.geojson", `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[3.39,6.45]}}]}`)
+		noFeatures = f("none.geojson", `{"type":"FeatureCollection","features":[]}`)
+		notJSON    = f("not-json.geojson", `{"type":"FeatureCollection","features":[{"type":"Feature",`)
+		propsArray = f("props-array.geojson", `{"type":"FeatureCollection","features":[{"type":"Feature","properties":[1],"geometry":null}]}`)
+		zonePoint  = f("zone-point.geojson", `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"n":1},"geometry":{"type":"Point","coordinates":[7.4,9.1]}}]}`)
+		zoneText   = f("zone-text.geojson", `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"n":1},"geometry":{"type":"Polygon","coordinates":`+sq+`}},{"type":"Feature","properties":{"n":"many"},"geometry":{"type":"Polygon","coordinates":`+sq+`}}]}`)
+		zoneNumber = f("zone-number.geojson", `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"st":7},"geometry":{"type":"Polygon","coordinates":`+sq+`}}]}`)
+		zoneBool   = f("zone-bool.geojson", `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"st":true},"geometry":{"type":"Polygon","coordinates":`+sq+`}}]}`)
+		zoneA      = f("zone-a.geojson", `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"st":"A"},"geometry":{"type":"Polygon","coordinates":`+sq+`}}]}`)
+		zoneB      = f("zone-b.geojson", `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"x":"B"},"geometry":{"type":"Polygon","coordinates":[[[7.34,9.01],[7.36,9.01],[7.36,9.02],[7.34,9.02],[7.34,9.01]]]}},{"type":"Feature","properties":{"x":"B2"},"geometry":{"type":"Polygon","coordinates":`+sq+`}}]}`)
+		allEmpty   = f("all-empty.csv", fmt.Sprintf("frame_id,pop\n%d,\n", id))
+	)
+	tests := []struct {
+		name string
+		m    DatasetManifest
+		kind error
+		want string
+	}{
+		{"bad number", DatasetManifest{Attributes: pop, Inputs: csvIn(badNumber)}, bolt.ErrInvalid, badNumber + ` line 3: column "pop": "12x" is not a finite decimal number`},
+		{"infinite number", DatasetManifest{Attributes: pop, Inputs: csvIn(infNumber)}, bolt.ErrInvalid, infNumber + ` line 2: column "pop": "1e999" is not a finite decimal number`},
+		{"unknown frame", DatasetManifest{Attributes: pop, Inputs: csvIn(unknown)}, bolt.ErrInvalid, unknown + ` line 3: frame 5 is not in the grid`},
+		{"frame id not a number", DatasetManifest{Attributes: pop, Inputs: csvIn(notID)}, bolt.ErrInvalid, notID + ` line 2: frame_id "12a" is not a frame id`},
+		{"frame id empty", DatasetManifest{Attributes: pop, Inputs: csvIn(emptyID)}, bolt.ErrInvalid, emptyID + ` line 2: frame_id is empty`},
+		{"lat/lon on no frame", DatasetManifest{Attributes: pop, Inputs: csvIn(outside)}, bolt.ErrInvalid, outside + ` line 3: lat 10.5, lon 7.4 is on no frame of the grid`},
+		{"lat out of range", DatasetManifest{Attributes: pop, Inputs: csvIn(latRange)}, bolt.ErrInvalid, latRange + ` line 2: lat 95 is outside -90..90`},
+		{"lat not a number", DatasetManifest{Attributes: pop, Inputs: csvIn(latText)}, bolt.ErrInvalid, latText + ` line 2: lat "nine" is not a decimal number`},
+		{"no key column", DatasetManifest{Attributes: pop, Inputs: csvIn(noKey)}, bolt.ErrInvalid, noKey + ` line 1: has no frame_id column, nor lat and lon columns`},
+		{"lat without lon", DatasetManifest{Attributes: pop, Inputs: csvIn(latOnly)}, bolt.ErrInvalid, latOnly + ` line 1: has a lat column but no lon column`},
+		{"both keys", DatasetManifest{Attributes: pop, Inputs: csvIn(bothKeys)}, bolt.ErrInvalid, bothKeys + ` line 1: has frame_id and lat/lon columns`},
+		{"undeclared column", DatasetManifest{Attributes: pop, Inputs: csvIn(undeclared)}, bolt.ErrInvalid, undeclared + ` line 1: column "colour" is not a declared attribute (declared: pop)`},
+		{"column twice", DatasetManifest{Attributes: pop, Inputs: csvIn(dupColumn)}, bolt.ErrInvalid, dupColumn + ` line 1: column "pop" appears twice (columns 2 and 3)`},
+		{"column without name", DatasetManifest{Attributes: pop, Inputs: csvIn(noName)}, bolt.ErrInvalid, noName + ` line 1: column 2 has no name`},
+		{"declared attribute in no input", DatasetManifest{Attributes: []bolt.Attribute{attrPop, attrClass}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "class" is declared but no input gives it`},
+		{"same attribute from two inputs", DatasetManifest{Attributes: pop, Inputs: []DatasetInput{{CSV: dupA}, {CSV: dupB}}}, bolt.ErrInvalid,
+			fmt.Sprintf(`frame %d is given attribute "pop" twice: by %s line 2 and by %s line 3`, id, dupA, dupB)},
+		{"two rows on one frame", DatasetManifest{Attributes: pop, Inputs: csvIn(dupRow)}, bolt.ErrInvalid,
+			fmt.Sprintf(`frame %d is given attribute "pop" twice: by %s line 2 and by %s line 3`, cell(9708, 22488), dupRow, dupRow)},
+		{"zone and CSV give one attribute", DatasetManifest{Attributes: []bolt.Attribute{attrState}, Inputs: []DatasetInput{
+			{Zones: zoneA, Properties: map[string]string{"st": "state"}}, {Zones: zoneB, Properties: map[string]string{"x": "state"}}}}, bolt.ErrInvalid,
+			fmt.Sprintf(`is given attribute "state" twice: by %s feature 0 and by %s feature 1`, zoneA, zoneB)},
+		{"invalid UTF-8", DatasetManifest{Attributes: []bolt.Attribute{attrName}, Inputs: csvIn(badUTF8)}, bolt.ErrInvalid, badUTF8 + ` line 2: column "name": not valid UTF-8 (the file must be UTF-8)`},
+		{"invalid UTF-8 header", DatasetManifest{Attributes: []bolt.Attribute{attrName}, Inputs: csvIn(badUTF8Head)}, bolt.ErrInvalid, badUTF8Head + ` line 1: column 2: the header is not valid UTF-8`},
+		{"empty file", DatasetManifest{Attributes: pop, Inputs: csvIn(empty)}, bolt.ErrInvalid, empty + `: the file is empty; want a header row`},
+		{"header only", DatasetManifest{Attributes: pop, Inputs: csvIn(headerOnly)}, bolt.ErrInvalid, headerOnly + `: the file has a header but no rows`},
+		{"wrong field count", DatasetManifest{Attributes: pop, Inputs: csvIn(fieldCount)}, bolt.ErrInvalid, fieldCount + ` line 3: wrong number of fields`},
+		{"bad quote after a two-line field", DatasetManifest{Attributes: []bolt.Attribute{attrName}, Inputs: csvIn(quoteLines)}, bolt.ErrInvalid, quoteLines + ` line 4: extraneous or missing " in quoted-field`},
+		{"nothing recorded", DatasetManifest{Attributes: pop, Inputs: csvIn(allEmpty)}, bolt.ErrInvalid, `nothing to import`},
+		{"broken polygon feature", DatasetManifest{Inputs: []DatasetInput{{Features: brokenGeom}}}, bolt.ErrInvalid, brokenGeom + ` feature 1: `},
+		{"unclosed polygon feature", DatasetManifest{Inputs: []DatasetInput{{Features: unclosed}}}, bolt.ErrInvalid, unclosed + ` feature 0: `},
+		{"feature without geometry", DatasetManifest{Inputs: []DatasetInput{{Features: noGeom}}}, bolt.ErrInvalid, noGeom + ` feature 0: has no geometry`},
+		{"feature outside the grid", DatasetManifest{Inputs: []DatasetInput{{Features: farPoint}}}, bolt.ErrInvalid, farPoint + ` feature 0: its point (lon 3.39, lat 6.45) is on no frame of the grid`},
+		{"no features", DatasetManifest{Inputs: []DatasetInput{{Features: noFeatures}}}, bolt.ErrInvalid, noFeatures + `: no features`},
+		{"truncated GeoJSON", DatasetManifest{Inputs: []DatasetInput{{Features: notJSON}}}, bolt.ErrInvalid, notJSON + `: feature 0: unexpected EOF`},
+		{"properties an array", DatasetManifest{Inputs: []DatasetInput{{Features: propsArray}}}, bolt.ErrInvalid, propsArray + `: feature 0: properties is an array, want an object`},
+		{"zone not a polygon", DatasetManifest{Attributes: []bolt.Attribute{attrNum}, Inputs: []DatasetInput{{Zones: zonePoint, Properties: map[string]string{"n": "num"}}}}, bolt.ErrInvalid,
+			zonePoint + ` feature 0: geometry type "Point" is not Polygon or MultiPolygon`},
+		{"zone string for a number", DatasetManifest{Attributes: []bolt.Attribute{attrNum}, Inputs: []DatasetInput{{Zones: zoneText, Properties: map[string]string{"n": "num"}}}}, bolt.ErrInvalid,
+			zoneText + ` feature 1: property "n" is the string "many", but attribute "num" is a number`},
+		{"zone number for a category", DatasetManifest{Attributes: []bolt.Attribute{attrState}, Inputs: []DatasetInput{{Zones: zoneNumber, Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid,
+			zoneNumber + ` feature 0: property "st" is the number 7, but attribute "state" is a category (want a string)`},
+		{"zone boolean", DatasetManifest{Attributes: []bolt.Attribute{attrState}, Inputs: []DatasetInput{{Zones: zoneBool, Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid,
+			zoneBool + ` feature 0: property "st" is a boolean; attribute "state" takes a string`},
+		{"missing file", DatasetManifest{Attributes: pop, Inputs: csvIn(filepath.Join(dir, "nope.csv"))}, bolt.ErrInvalid, `nope.csv: no such file or directory`},
+		{"directory", DatasetManifest{Attributes: pop, Inputs: csvIn(dir)}, bolt.ErrInvalid, dir + ` is a directory`},
+		// The manifest itself.
+		{"bad id", DatasetManifest{ID: "Pop!", Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `invalid dataset id "Pop!"`},
+		{"unknown owner", DatasetManifest{Owner: "nobody", Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrNotFound, `dataset "x": owner: organisation "nobody" not found`},
+		{"no owner", DatasetManifest{Owner: "-", Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `no owner organisation`},
+		{"negative price", DatasetManifest{Price: -1, Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `price -1 is negative`},
+		{"no inputs", DatasetManifest{Attributes: pop}, bolt.ErrInvalid, `no inputs`},
+		{"relative path", DatasetManifest{Attributes: pop, Inputs: csvIn("pop.csv")}, bolt.ErrInvalid, `input 0: path "pop.csv" must be absolute`},
+		{"two kinds in one input", DatasetManifest{Attributes: pop, Inputs: []DatasetInput{{CSV: dupA, Features: farPoint}}}, bolt.ErrInvalid, `input 0: give exactly one of csv, features and zones`},
+		{"zones without properties", DatasetManifest{Inputs: []DatasetInput{{Zones: zoneA}}}, bolt.ErrInvalid, `a zones input needs properties`},
+		{"property to an undeclared attribute", DatasetManifest{Inputs: []DatasetInput{{Zones: zoneA, Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid, `property "st" maps to "state", which is not a declared attribute`},
+		{"properties on a CSV", DatasetManifest{Attributes: pop, Inputs: []DatasetInput{{CSV: dupA, Properties: map[string]string{"a": "pop"}}}}, bolt.ErrInvalid, `properties are for zones inputs`},
+		{"outside on zones", DatasetManifest{Attributes: []bolt.Attribute{attrState}, Inputs: []DatasetInput{{Zones: zoneA, Outside: "skip", Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid, `outside: skip is for csv and features inputs`},
+		{"outside unknown", DatasetManifest{Attributes: pop, Inputs: []DatasetInput{{CSV: dupA, Outside: "ignore"}}}, bolt.ErrInvalid, `outside "ignore": want error or skip`},
+		{"sum of a category", DatasetManifest{Attributes: []bolt.Attribute{{Name: "c", Type: bolt.TypeCategory, Aggregation: bolt.AggSum}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "c": aggregation "sum" is only for numbers`},
+		{"number without aggregation", DatasetManifest{Attributes: []bolt.Attribute{{Name: "n", Type: bolt.TypeNumber}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "n": a number needs an aggregation`},
+		{"unknown type", DatasetManifest{Attributes: []bolt.Attribute{{Name: "n", Type: "integer", Aggregation: "sum"}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "n": type "integer": want number, category or text`},
+		{"bad attribute name", DatasetManifest{Attributes: []bolt.Attribute{{Name: "pop 2020", Type: bolt.TypeNumber, Aggregation: "sum"}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute 0: name "pop 2020" must match`},
+		{"reserved attribute name", DatasetManifest{Attributes: []bolt.Attribute{{Name: "lat", Type: bolt.TypeNumber, Aggregation: "mean"}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "lat": the name is reserved`},
+		{"attribute twice", DatasetManifest{Attributes: []bolt.Attribute{attrPop, attrPop}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "pop" is declared twice`},
+	}
+	before, err := s.Datasets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := tc.m
+			if m.ID == "" {
+				m.ID = "x"
+			}
+			switch m.Owner {
+			case "":
+				m.Owner = "agency"
+			case "-":
+				m.Owner = ""
+			}
+			_, err := ops.Do(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
+			if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v\nwant %v with %q", err, tc.kind, tc.want)
+			}
+		})
+	}
+	after, err := s.Datasets()
+	if err != nil || !reflect.DeepEqual(before, after) || len(*changes) != 0 {
+		t.Fatalf("a refused import changed the datasets: %v -> %v (%v), changes %v", before, after, err, *changes)
+	}
+}
+
+func TestReadManifest(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "m.json", `{"id":"pop","owner":"agency","attributes":[{"name":"pop","label":"P","type":"number","aggregation":"sum"}],
+"inputs":[{"csv":"data/pop.csv"},{"zones":"/abs/z.geojson","properties":{"a":"b"}}]}`)
+	m, err := ReadManifest(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DatasetManifest{ID: "pop", Owner: "agency", Attributes: []bolt.Attribute{{Name: "pop", Label: "P", Type: "number", Aggregation: "sum"}},
+		Inputs: []DatasetInput{{CSV: filepath.Join(dir, "data", "pop.csv")}, {Zones: "/abs/z.geojson", Properties: map[string]string{"a": "b"}}}}
+	if !reflect.DeepEqual(m, want) {
+		t.Fatalf("got %+v\nwant %+v", m, want)
+	}
+	for name, content := range map[string]string{
+		"unknown member": `{"id":"x","colour":"red"}`,
+		"trailing data":  `{"id":"x"} {}`,
+		"not JSON":       `{"id":`,
+	} {
+		p := writeFile(t, dir, "bad.json", content)
+		if _, err := ReadManifest(p); !errors.Is(err, bolt.ErrInvalid) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: %v, want ErrInvalid naming the file", name, err)
+		}
+	}
+}
+
+// TestImport_StoreAndReimport imports through the operation, reads the
+// records back, refuses a bad re-import without touching the stored
+// version, and replaces it with a good one.
+func TestImport_StoreAndReimport(t *testing.T) {
+	ops, s, changes := datasetOps(t)
+	dir := t.TempDir()
+	a, b := cell(9700, 22480), cell(9701, 22481)
+	v1 := writeFile(t, dir, "v1.csv", fmt.Sprintf("frame_id,pop\n%d,10\n%d,20\n", a, b))
+	m := DatasetManifest{ID: "pop", Name: "Population", Owner: "agency", Attributes: []bolt.Attribute{attrPop},
+		Inputs: []DatasetInput{{CSV: v1}}}
+	res, err := ops.Do(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.(DatasetView)
+	if got.ID != "pop" || got.Owner != "agency" || got.Price != 1 || got.Frames != 2 || got.Features != 0 ||
+		got.Version < 1 || got.Source != "csv v1.csv" || !reflect.DeepEqual(got.Attributes, []bolt.Attribute{attrPop}) {
+		t.Fatalf("imported %+v", got)
+	}
+	if !reflect.DeepEqual(*changes, []Change{ChangeDatasets}) {
+		t.Fatalf("changes %v, want ChangeDatasets", *changes)
+	}
+	fd, err := s.ReadFrames([]string{"pop"}, []uint64{b, a, 5}, true, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []bolt.FrameData{
+		{Frame: b, Datasets: []bolt.DatasetFrame{{Dataset: "pop", Attrs: []byte(`{"pop":20}`)}}},
+		{Frame: a, Datasets: []bolt.DatasetFrame{{Dataset: "pop", Attrs: []byte(`{"pop":10}`)}}},
+		{Frame: 5},
+	}
+	if !reflect.DeepEqual(fd, want) {
+		t.Fatalf("read back %+v\nwant %+v", fd, want)
+	}
+
+	bad := writeFile(t, dir, "bad.csv", fmt.Sprintf("frame_id,pop\n%d,1\n%d,x\n", a, b))
+	m.Inputs = []DatasetInput{{CSV: bad}}
+	if _, err := ops.Do(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m})); !errors.Is(err, bolt.ErrInvalid) {
+		t.Fatalf("bad re-import: %v", err)
+	}
+	if d, err := s.Dataset("pop"); err != nil || d.Version != got.Version || d.Frames != 2 {
+		t.Fatalf("after a refused re-import: %+v, %v", d, err)
+	}
+
+	v2 := writeFile(t, dir, "v2.csv", fmt.Sprintf("frame_id,pop\n%d,30\n", b))
+	m.Inputs = []DatasetInput{{CSV: v2}}
+	res, err = ops.Do(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.(DatasetView); d.Version <= got.Version || d.Frames != 1 {
+		t.Fatalf("re-imported %+v after version %d", d, got.Version)
+	}
+	fd, err = s.ReadFrames([]string{"pop"}, []uint64{a, b}, false, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []bolt.FrameData{{Frame: a}, {Frame: b, Datasets: []bolt.DatasetFrame{{Dataset: "pop", Attrs: []byte(`{"pop":30}`)}}}}
+	if !reflect.DeepEqual(fd, want) {
+		t.Fatalf("after re-import %+v\nwant %+v", fd, want)
+	}
+}
+
+// TestOps_DatasetsAndLicences runs the other dataset and licence
+// operations in order.
+func TestOps_DatasetsAndLicences(t *testing.T) {
+	ops, s, changes := datasetOps(t)
+	mustOrg(t, s, "buyer", "trial", 0)
+	dir := t.TempDir()
+	p := writeFile(t, dir, "pop.csv", fmt.Sprintf("frame_id,pop\n%d,10\n", cell(9700, 22480)))
+	ctx := context.Background()
+	if _, err := ops.Do(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: DatasetManifest{ID: "pop", Owner: "agency",
+		Attributes: []bolt.Attribute{attrPop}, Inputs: []DatasetInput{{CSV: p}}}})); err != nil {
+		t.Fatal(err)
+	}
+	do := func(op string, args any) any {
+		t.Helper()
+		res, err := ops.Do(ctx, op, mustJSON(t, args))
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		return res
+	}
+	if ds := do(OpDatasetList, struct{}{}).([]bolt.Dataset); len(ds) != 1 || ds[0].ID != "pop" {
+		t.Fatalf("list: %+v", ds)
+	}
+	if d := do(OpDatasetPrice, DatasetPrice{ID: "pop", Credits: 3}).(bolt.Dataset); d.Price != 3 {
+		t.Fatalf("price: %+v", d)
+	}
+	l := do(OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: bolt.LicencePerQuery}).(bolt.Licence)
+	wantL := bolt.Licence{OrgID: "buyer", Dataset: "pop", Mode: bolt.LicencePerQuery, Granted: time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)}
+	if !reflect.DeepEqual(l, wantL) {
+		t.Fatalf("grant: %+v, want %+v", l, wantL)
+	}
+	if d := do(OpDatasetShow, DatasetShow{ID: "pop"}).(DatasetDetail); d.Price != 3 || !reflect.DeepEqual(d.Licences, []bolt.Licence{wantL}) {
+		t.Fatalf("show: %+v", d)
+	}
+	if ls := do(OpLicenceList, LicenceList{OrgID: "buyer"}).([]bolt.Licence); !reflect.DeepEqual(ls, []bolt.Licence{wantL}) {
+		t.Fatalf("licence list: %+v", ls)
+	}
+	if r := do(OpLicenceRevoke, LicenceRevoke{OrgID: "buyer", Dataset: "pop"}).(bolt.Licence); !reflect.DeepEqual(r, wantL) {
+		t.Fatalf("revoke: %+v", r)
+	}
+	if ls := do(OpLicenceList, LicenceList{}).([]bolt.Licence); len(ls) != 0 || ls == nil {
+		t.Fatalf("licences after revoke: %#v, want []", ls)
+	}
+	if d := do(OpDatasetRemove, DatasetRemove{ID: "pop"}).(bolt.Dataset); d.ID != "pop" {
+		t.Fatalf("remove: %+v", d)
+	}
+	if ds := do(OpDatasetList, struct{}{}).([]bolt.Dataset); len(ds) != 0 || ds == nil {
+		t.Fatalf("list after remove: %#v, want []", ds)
+	}
+	want := []Change{ChangeDatasets, ChangeDatasets, ChangeDatasets, ChangeDatasets, ChangeDatasets}
+	if !reflect.DeepEqual(*changes, want) {
+		t.Fatalf("changes %v, want %v", *changes, want)
+	}
+	for _, tc := range []struct {
+		op   string
+		args any
+		kind error
+		text string
+	}{
+		{OpDatasetShow, DatasetShow{ID: "pop"}, bolt.ErrNotFound, ""},
+		{OpDatasetRemove, DatasetRemove{ID: "pop"}, bolt.ErrNotFound, ""},
+		{OpDatasetPrice, DatasetPrice{ID: "pop", Credits: -1}, bolt.ErrInvalid, "negative"},
+		{OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: "forever"}, bolt.ErrInvalid, `licence mode "forever"`},
+		{OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: bolt.LicenceSubscription}, bolt.ErrNotFound, ""},
+		{OpDatasetShow, map[string]any{"id": "pop", "colour": 1}, bolt.ErrInvalid, "arguments"},
+	} {
+		if _, err := ops.Do(ctx, tc.op, mustJSON(t, tc.args)); !errors.Is(err, tc.kind) || !strings.Contains(fmt.Sprint(err), tc.text) {
+			t.Errorf("%s %+v: %v, want %v with %q", tc.op, tc.args, err, tc.kind, tc.text)
+		}
+	}
+}
+
+// TestDatasetView_JSON pins the flat shape of an import's result.
+func TestDatasetView_JSON(t *testing.T) {
+	v := DatasetView{Dataset: bolt.Dataset{ID: "h", Name: "H", Owner: "o", Price: 1, Version: 2, Frames: 3, Features: 4,
+		ImportedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}, Skipped: 9}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"h","name":"H","owner":"o","price":1,"version":2,"frames":3,"features":4,"importedAt":"2026-01-02T03:04:05Z","skipped":9}`
+	if string(b) != want {
+		t.Fatalf("got %s\nwant %s", b, want)
+	}
+}
+
+// TestImport_RealBoundaries puts states and LGAs onto the national grid as
+// zones and checks known places; then the OSM health facilities as
+// features.
+func TestImport_RealBoundaries(t *testing.T) {
+	country := ngaFile(t, "nga_country.geojson")
+	states, err := filepath.Abs(ngaFile(t, "nga_states.geojson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lgas, _ := filepath.Abs(ngaFile(t, "nga_lgas.geojson"))
+	health, _ := filepath.Abs(ngaFile(t, "nga_health_facilities_osm.geojson"))
+	s, _ := openStore(t)
+	mustOrg(t, s, "demo", "pro", 0)
+	ops := &Ops{Store: s}
+	ctx := context.Background()
+	if _, err := ops.Do(ctx, OpGridBuild, mustJSON(t, GridBuild{Boundary: country})); err != nil {
+		t.Fatal(err)
+	}
+	lga := bolt.Attribute{Name: "lga", Label: "Local government area", Type: bolt.TypeCategory, Aggregation: bolt.AggMode}
+	m := DatasetManifest{ID: "admin", Name: "Administrative identity", Owner: "demo", Attributes: []bolt.Attribute{attrState, lga},
+		Inputs: []DatasetInput{
+			{Zones: states, Properties: map[string]string{"state_name": "state"}},
+			{Zones: lgas, Properties: map[string]string{"lga_name": "lga"}},
+		}}
+	res, err := ops.Do(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.(DatasetView)
+	// Cells whose centre is in the country: 1,083,396 (SOURCES.md, by
+	// gdal_rasterize); the state and LGA polygons (simplified LGAs reach a
+	// little beyond the outline) hold 1,083,435 of the grid's centres.
+	if d.Frames < 1_080_000 || d.Frames > 1_086_885 {
+		t.Errorf("admin dataset covers %d frames, want about 1,083,396", d.Frames)
+	}
+	ix := loadIndex(t, s)
+	wantState := map[string]string{"Kano city centre": "Kano", "Lagos Island": "Lagos", "central Abuja": "Federal Capital Territory"}
+	for _, p := range places {
+		sh, ok := ix.At(p.lat, p.lon)
+		if !ok {
+			t.Fatalf("%s is on no frame", p.name)
+		}
+		fd, err := s.ReadFrames([]string{"admin"}, []uint64{sh.ID}, false, 200)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]string
+		if len(fd) == 1 && len(fd[0].Datasets) == 1 {
+			json.Unmarshal(fd[0].Datasets[0].Attrs, &got)
+		}
+		want := map[string]string{"state": wantState[p.name], "lga": p.lga}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s (frame %d): %v, want %v", p.name, sh.ID, got, want)
+		}
+	}
+
+	res, err = ops.Do(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: DatasetManifest{ID: "health", Owner: "demo",
+		Inputs: []DatasetInput{{Features: health, Outside: "skip"}}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.(DatasetView)
+	// 4,385 facilities; 9 lie outside every LGA polygon (SOURCES.md), and
+	// 2 of those outside every cell the country's outline touches.
+	if h.Features != 4383 || h.Skipped != 2 {
+		t.Errorf("health: %d features stored, %d skipped; want 4,383 and 2", h.Features, h.Skipped)
+	}
+}
+
+// BenchmarkImport_NationalCSV imports a CSV with a number for every frame
+// of the national grid (about 1.1 million rows), end to end: reading,
+// checking, and storing the new version.
+func BenchmarkImport_NationalCSV(b *testing.B) {
+	country := ngaFile(b, "nga_country.geojson")
+	s, _ := openStore(b)
+	mustOrg(b, s, "demo", "pro", 0)
+	ops := &Ops{Store: s}
+	ctx := context.Background()
+	if _, err := ops.Do(ctx, OpGridBuild, mustJSON(b, GridBuild{Boundary: country})); err != nil {
+		b.Fatal(err)
+	}
+	path := nationalCSV(b, s)
+	m := DatasetManifest{ID: "pop", Owner: "demo", Attributes: []bolt.Attribute{attrPop}, Inputs: []DatasetInput{{CSV: path}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ops.ImportDataset(ctx, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGather_NationalCSV is the reading part of the import alone.
+func BenchmarkGather_NationalCSV(b *testing.B) {
+	country := ngaFile(b, "nga_country.geojson")
+	s, _ := openStore(b)
+	mustOrg(b, s, "demo", "pro", 0)
+	ops := &Ops{Store: s}
+	ctx := context.Background()
+	if _, err := ops.Do(ctx, OpGridBuild, mustJSON(b, GridBuild{Boundary: country})); err != nil {
+		b.Fatal(err)
+	}
+	path := nationalCSV(b, s)
+	m := DatasetManifest{ID: "pop", Owner: "demo", Attributes: []bolt.Attribute{attrPop}, Inputs: []DatasetInput{{CSV: path}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, _, err := ops.gather(ctx, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// nationalCSV writes frame_id,pop for every frame of s's grid.
+func nationalCSV(b *testing.B, s *bolt.Store) string {
+	b.Helper()
+	ix := loadIndex(b, s)
+	var buf bytes.Buffer
+	buf.WriteString("frame_id,pop\n")
+	n := 0
+	ix.Box(ix.Bounds(), ix.Len(), func(sh grid.Shape) bool {
+		n++
+		fmt.Fprintf(&buf, "%d,%d.%d\n", sh.ID, n%5000, n%10)
+		return true
+	})
+	path := filepath.Join(b.TempDir(), "national.csv")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
