@@ -6,6 +6,7 @@
 //	GET /v1/frames/at   lat, lon         -> the frame holding the point
 //	GET /v1/frames      bbox [, limit]   -> the frames touching a box
 //	GET /v1/frames      ids              -> frames by id
+//	GET /v1/frames/data ids              -> what the key's datasets record on frames
 //	GET /openapi.json                    -> the OpenAPI 3.1 description (no key)
 //
 // Every response is JSON in the envelope {"data": ...} or
@@ -14,6 +15,26 @@
 // method_not_allowed (with Allow), both before any key is read. For the
 // frame calls the checks run in the order of the contract (§6): credential
 // (401), capability (403), parameters (400), then the work.
+//
+// # The data call
+//
+// GET /v1/frames/data (contract §3) parses ids as GET /v1/frames does
+// (1..100, duplicates counted, then answered once in the order first
+// asked), looks the frames up in the grid, asks the DataStore which datasets
+// the key may read (its organisation's, its licensed ones, minus those it
+// was narrowed away from), and reads them on the known frames in one
+// ReadFrames call with the 200-feature cap; ids the grid does not hold are
+// answered with no bbox and an empty datasets list, and are not read. The
+// handler checks the store's answer (frames in order, datasets among those
+// readable, attributes and features that begin and end as JSON objects),
+// applies the cap again and drops features unless the key has feature.read. Per-query datasets that
+// contributed anything (attributes, features or a bare featureCount) go to
+// one Charge call, in ascending id with their prices and the request's
+// X-Request-Id, unless the request's budget is already spent; those the
+// credits do not cover are removed from every frame and listed in leftOut.
+// Attributes and features are copied into the answer byte for byte, and
+// the answer is streamed in chunks like a box query. Any store failure is
+// 500 internal, and nothing is charged unless Charge itself succeeded.
 //
 // # Design
 //
@@ -30,10 +51,11 @@
 // Middleware, outermost first: request id and access log (log/slog: id,
 // method, path without the query, status, bytes, duration, key id, error
 // code), and panic recovery (500 internal when nothing was written yet).
-// Calls whose work grows with the request (the box and ids call) also run
-// under the per-request deadline (Config.RequestTimeout, default 30 s); a
-// point lookup is a fixed few hundred nanoseconds of work, so it is spared
-// the per-request timer and bounded by the server's write timeout alone.
+// Calls whose work grows with the request (the box and ids call, the data
+// call) also run under the per-request deadline (Config.RequestTimeout,
+// default 30 s); a point lookup is a fixed few hundred nanoseconds of work,
+// so it is spared the per-request timer and bounded by the server's write
+// timeout alone.
 //
 // # Caveats
 //

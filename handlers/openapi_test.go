@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/limiter"
 
@@ -278,7 +279,7 @@ func TestOpenAPI_Document(t *testing.T) {
 		t.Errorf("Error.code enum %v, errors.go codes %v", enum, codes)
 	}
 	// Every route of the server is in the document, with its method.
-	for _, route := range []string{"/v1/frames/at", "/v1/frames", "/openapi.json"} {
+	for _, route := range []string{"/v1/frames/at", "/v1/frames", "/v1/frames/data", "/openapi.json"} {
 		if p := doc.Paths.Value(route); p == nil || p.Get == nil {
 			t.Errorf("%s GET is not documented", route)
 		}
@@ -288,5 +289,164 @@ func TestOpenAPI_Document(t *testing.T) {
 	}
 	if _, ok := doc.Components.SecuritySchemes["bearerAuth"]; !ok {
 		t.Error("no bearer security scheme")
+	}
+}
+
+// allowAll and refuseAll are limiters that let every request through with
+// headers, and refuse every request.
+var (
+	allowAll = &fakeLimiter{
+		RequestFn: func(string, string, bool) (limiter.Decision, error) {
+			return limiter.Decision{Allowed: true, State: limiter.State{Limit: 120, Remaining: 119, Reset: time.Second}}, nil
+		},
+		InvalidKeyFn: func([32]byte) (limiter.Decision, error) {
+			return limiter.Decision{Allowed: true, State: limiter.State{Limit: 5, Remaining: 4, Reset: 12 * time.Second}}, nil
+		},
+	}
+	refuseAll = &fakeLimiter{
+		RequestFn: func(string, string, bool) (limiter.Decision, error) {
+			return limiter.Decision{State: limiter.State{Limit: 120, Reset: time.Minute, RetryAfter: time.Second}}, nil
+		},
+		InvalidKeyFn: func([32]byte) (limiter.Decision, error) {
+			return limiter.Decision{State: limiter.State{Limit: 5, Reset: time.Minute, RetryAfter: 12 * time.Second}}, nil
+		},
+	}
+)
+
+// dataDocServer is a data-call server over the abuja grid and testStore
+// with the given balance and limiter (nil: unmetered); noStore leaves
+// Config.Data nil.
+func dataDocServer(balance int64, lim RateLimiter, noStore bool) *Server {
+	cfg := Config{Frames: func() FrameIndex { return abuja }, Keys: func() KeyLookup { return dataKeys }, Limiter: lim}
+	if !noStore {
+		cfg.Data = testStore(balance).fake()
+	}
+	return New(cfg)
+}
+
+func TestOpenAPI_DataResponses(t *testing.T) {
+	_, router := loadOpenAPI(t)
+	many := make([]string, 101)
+	for i := range many {
+		many[i] = "1"
+	}
+	// A frame where dataset "many" holds 250 features, to show the cap.
+	capped := id(9700, 22480)
+	capStore := func() *Server {
+		md := memDataset{access: bolt.Access{Dataset: bolt.Dataset{ID: "many", Name: "Many"}},
+			features: map[uint64][]string{mustID(capped): slices.Repeat([]string{clinicFeat}, 250)}}
+		return New(Config{Frames: func() FrameIndex { return abuja }, Keys: func() KeyLookup { return dataKeys },
+			Limiter: allowAll, Data: (&memStore{datasets: []memDataset{md}}).fake()})
+	}
+	tests := []struct {
+		name   string
+		srv    func() *Server
+		target string
+		secret string
+		status int
+		want   string // a fragment of the body
+		valid  bool   // the request itself is valid by the document
+	}{
+		{"200 features and charged", func() *Server { return dataDocServer(10, allowAll, false) },
+			"/v1/frames/data?ids=" + frameB + "," + frameA + "&ids=" + frameC, secretFeatures, 200, `"charged":["paid"]`, true},
+		{"200 leftOut", func() *Server { return dataDocServer(0, allowAll, false) },
+			"/v1/frames/data?ids=" + frameB, secretFeatures, 200, `"leftOut":[{"id":"paid"`, true},
+		{"200 no feature.read", func() *Server { return dataDocServer(10, allowAll, false) },
+			"/v1/frames/data?ids=" + frameB + "," + frameC, secretGood, 200, `"featureCount":2`, true},
+		{"200 unknown ids", func() *Server { return dataDocServer(10, allowAll, false) },
+			"/v1/frames/data?ids=" + frameOut + ",6," + frameOut, secretFeatures, 200, `{"id":"6","datasets":[]}`, true},
+		{"200 truncated", capStore, "/v1/frames/data?ids=" + capped, secretFeatures, 200, `"featureCount":250,"featuresTruncated":true`, true},
+		{"200 unmetered", func() *Server { return dataDocServer(10, nil, false) },
+			"/v1/frames/data?ids=" + frameA, secretFeatures, 200, `"datasets":[{"id":"admin"`, true},
+		{"400 missing", func() *Server { return dataDocServer(10, allowAll, false) },
+			"/v1/frames/data", secretGood, 400, `"code":"invalid"`, false},
+		{"400 malformed", func() *Server { return dataDocServer(10, allowAll, false) },
+			"/v1/frames/data?ids=1,x", secretGood, 400, `"code":"invalid"`, false},
+		{"400 over 100", func() *Server { return dataDocServer(10, allowAll, false) },
+			"/v1/frames/data?ids=" + strings.Join(many, ","), secretGood, 400, `"code":"invalid"`, true},
+		{"401 unauthorized", func() *Server { return dataDocServer(10, allowAll, false) },
+			"/v1/frames/data?ids=1", "", 401, `"code":"unauthorized"`, true},
+		{"401 invalid_key", func() *Server { return dataDocServer(10, allowAll, false) },
+			"/v1/frames/data?ids=1", secretExpired, 401, `"code":"invalid_key"`, true},
+		{"403", func() *Server { return dataDocServer(10, allowAll, false) },
+			"/v1/frames/data?ids=1", secretAskOnly, 403, `"code":"insufficient_scope"`, true},
+		{"429", func() *Server { return dataDocServer(10, refuseAll, false) },
+			"/v1/frames/data?ids=1", secretGood, 429, `"code":"rate_limited"`, true},
+		{"500", func() *Server { return dataDocServer(10, nil, true) },
+			"/v1/frames/data?ids=1", secretGood, 500, `"code":"internal"`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, tt.target, nil)
+			if tt.secret != "" {
+				r.Header.Set("Authorization", "Bearer "+tt.secret)
+			}
+			w := httptest.NewRecorder()
+			tt.srv().ServeHTTP(w, r)
+			if w.Code != tt.status || !strings.Contains(w.Body.String(), tt.want) {
+				t.Fatalf("status %d, want %d with %s: %.500s", w.Code, tt.status, tt.want, w.Body)
+			}
+			if err := validateResponse(t, router, r, w, tt.valid); err != nil {
+				t.Errorf("the response does not match the document: %v\n%.500s", err, w.Body)
+			}
+		})
+	}
+}
+
+func TestOpenAPI_RejectsWrongDataBodies(t *testing.T) {
+	// The data schemas must refuse these breaches of contract §3.
+	_, router := loadOpenAPI(t)
+	target := "/v1/frames/data?ids=" + frameB + "," + frameOut
+	tests := []struct {
+		name    string
+		balance int64
+		tamper  func(string) string
+	}{
+		{"datasets null", 10, func(b string) string { return strings.Replace(b, `"datasets":[]`, `"datasets":null`, 1) }},
+		{"datasets missing", 10, func(b string) string { return strings.Replace(b, `,"datasets":[]`, ``, 1) }},
+		{"numeric frame id", 10, func(b string) string {
+			return strings.Replace(b, `{"id":"`+frameOut+`"`, `{"id":`+frameOut, 1)
+		}},
+		{"featuresTruncated false", 10, func(b string) string {
+			return strings.Replace(b, `"featureCount":2`, `"featureCount":2,"featuresTruncated":false`, 1)
+		}},
+		{"featureCount zero", 10, func(b string) string { return strings.Replace(b, `"featureCount":2`, `"featureCount":0`, 1) }},
+		{"attribute null", 10, func(b string) string { return strings.Replace(b, `"score":0.125`, `"score":null`, 1) }},
+		{"attribute object", 10, func(b string) string { return strings.Replace(b, `"score":0.125`, `"score":{"v":1}`, 1) }},
+		{"entry with only a name", 10, func(b string) string {
+			return strings.Replace(b, `,"attributes":`+paidAttrs, ``, 1)
+		}},
+		{"unknown member", 10, func(b string) string { return strings.Replace(b, `"charged":`, `"cost":1,"charged":`, 1) }},
+		{"empty charged", 10, func(b string) string { return strings.Replace(b, `"charged":["paid"]`, `"charged":[]`, 1) }},
+		{"null charged", 10, func(b string) string { return strings.Replace(b, `"charged":["paid"]`, `"charged":null`, 1) }},
+		{"empty feature collection", 10, func(b string) string {
+			return strings.Replace(b, `"features":[`+clinicFeat+`,`+clinicFeat+`]`, `"features":[]`, 1)
+		}},
+		{"feature of another type", 10, func(b string) string { return strings.Replace(b, `{"type":"Feature"`, `{"type":"Point"`, 1) }},
+		{"unknown reason", 0, func(b string) string { return strings.Replace(b, reasonInsufficientCredits, "no_money", 1) }},
+		{"leftOut without name", 0, func(b string) string { return strings.Replace(b, `"name":"Paid \"scores\"",`, ``, 1) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, target, nil)
+			r.Header.Set("Authorization", "Bearer "+secretFeatures)
+			w := httptest.NewRecorder()
+			dataDocServer(tt.balance, nil, false).ServeHTTP(w, r)
+			if w.Code != 200 {
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+			if err := validateResponse(t, router, r, w, false); err != nil {
+				t.Fatalf("the untampered response fails: %v", err)
+			}
+			body := tt.tamper(w.Body.String())
+			if body == w.Body.String() {
+				t.Fatalf("tamper changed nothing in %s", body)
+			}
+			w.Body.Reset()
+			w.Body.WriteString(body)
+			if err := validateResponse(t, router, r, w, false); err == nil {
+				t.Errorf("a wrong body passed: %s", body)
+			}
+		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/frames/at", s.requireKey(bolt.CapFrameRead, s.handleFramesAt))
 	s.mux.Handle("GET /v1/frames", s.deadline(s.requireKey(bolt.CapFrameRead, s.handleFrames)))
+	s.mux.Handle("GET /v1/frames/data", s.deadline(s.requireKey(bolt.CapFrameRead, s.handleFramesData)))
 	s.mux.HandleFunc("GET /openapi.json", s.handleOpenAPI)
 }
 

@@ -42,6 +42,10 @@ type Config struct {
 	// Limiter meters every call that needs a key (spec Limits); nil means
 	// unmetered, with no rate-limit headers.
 	Limiter RateLimiter
+	// Data reads datasets and charges per-query ones for GET
+	// /v1/frames/data; *bolt.Store implements it. nil makes that call
+	// answer 500 internal (logged).
+	Data DataStore
 }
 
 // DefaultRequestTimeout is the per-request budget of the spec.
@@ -57,6 +61,7 @@ type Server struct {
 	now     func() time.Time
 	timeout time.Duration
 	limiter RateLimiter
+	data    DataStore
 
 	// limiterDown is set while the limiter's store is unreachable, so the
 	// change is logged once rather than on every request.
@@ -81,6 +86,7 @@ func New(cfg Config) *Server {
 		now:     cfg.Now,
 		timeout: cfg.RequestTimeout,
 		limiter: cfg.Limiter,
+		data:    cfg.Data,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
