@@ -12,6 +12,7 @@ import (
 
 	"frameindex/admin"
 	"frameindex/bolt"
+	"frameindex/demo"
 	"github.com/spf13/cobra"
 )
 
@@ -22,10 +23,7 @@ import (
 //go:embed testdata/nigeria-outline.geojson
 var nigeriaOutline []byte
 
-const (
-	demoOrg    = "demo"
-	demoSource = "Natural Earth 1:10m outline of Nigeria (public domain, via npm world-atlas@2.0.2)"
-)
+const demoSource = "Natural Earth 1:10m outline of Nigeria (public domain, via npm world-atlas@2.0.2)"
 
 func newDemoCommand() *cobra.Command {
 	var o serveOptions
@@ -35,9 +33,12 @@ func newDemoCommand() *cobra.Command {
 		Long: `Run the service on embedded defaults. On first run it builds --data (default
 ./frames.db) from Nigeria's outline (Natural Earth, public domain, embedded
 in the binary: nothing is downloaded): about 1.1 million frames of the
-30-arc-second lattice. Every run mints a fresh demo key (full preset, 90
-days) for the organisation "demo", prints it with example calls, and serves
-until SIGINT or SIGTERM.`,
+30-arc-second lattice, and six SYNTHETIC national datasets (administrative
+areas, population, buildings, settlement class, health facilities, and a
+per-query night-lights dataset of a second organisation "geodata" licensed
+to "demo"). Every run mints a fresh demo key (full preset, 90 days) for the
+organisation "demo", prints it with example calls, and serves until SIGINT
+or SIGTERM.`,
 		Example: `  go run . demo
   frameindex demo --data /tmp/demo.db --addr 127.0.0.1:9090`,
 		Args: cobra.NoArgs,
@@ -84,14 +85,22 @@ func prepareDemo(ctx context.Context, data string, out, stderr io.Writer) (strin
 	} else if err != nil {
 		return "", err
 	}
-	if _, err := store.Org(demoOrg); errors.Is(err, bolt.ErrNotFound) {
-		if _, err := store.AddOrg(bolt.Org{ID: demoOrg, Name: "Demo agency", Plan: "pro", Created: time.Now().UTC()}); err != nil {
-			return "", err
+	if _, err := store.Dataset(demo.DatasetAdmin); errors.Is(err, bolt.ErrNotFound) {
+		fmt.Fprintln(out, "Building the synthetic national demo datasets (first run only)...")
+		t := time.Now()
+		sum, err := demo.Build(ctx, store, time.Now().UTC(), func(step string, done, total int64) {
+			if step != "done" {
+				fmt.Fprintf(out, "  %s (%d of %d)\n", step, done+1, total)
+			}
+		})
+		if err != nil {
+			return "", fmt.Errorf("build demo datasets: %w", err)
 		}
+		fmt.Fprintf(out, "Built %d datasets in %.1f s.\n", len(sum.Datasets), time.Since(t).Seconds())
 	} else if err != nil {
 		return "", err
 	}
-	_, secret, err := store.MintKey(bolt.MintRequest{OrgID: demoOrg, Preset: "full", Name: "demo", Now: time.Now().UTC()})
+	_, secret, err := store.MintKey(bolt.MintRequest{OrgID: demo.OrgDemo, Preset: "full", Name: "demo", Now: time.Now().UTC()})
 	return secret, err
 }
 
@@ -106,8 +115,13 @@ Demo API key (organisation "demo", full preset, valid 90 days; shown once):
 Try:
   curl -H "Authorization: Bearer %s" "%s/v1/frames/at?lat=6.4541&lon=3.3947"
   curl -H "Authorization: Bearer %s" "%s/v1/frames?bbox=7.45,9.05,7.50,9.08&limit=5"
+  curl -H "Authorization: Bearer %s" "%s/v1/frames/data?ids=433102007,433102008"
   curl "%s/openapi.json"
 
+The demo datasets are SYNTHETIC (see the README). The night-lights dataset
+belongs to "geodata" and is licensed to "demo" per query: each data call it
+contributes to costs 1 of the 50 demo credits, then it is left out.
+
 Stop with Ctrl-C.
-`, frames, base, secret, secret, base, secret, base, base)
+`, frames, base, secret, secret, base, secret, base, secret, base, base)
 }

@@ -35,7 +35,7 @@ owner-only admin socket (DATA.sock) and takes effect on the next request.`,
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newServeCommand(), newDemoCommand(), newGridCommand(), newOrgCommand(), newKeyCommand(), newUsageCommand())
+	root.AddCommand(newServeCommand(), newDemoCommand(), newGridCommand(), newOrgCommand(), newKeyCommand(), newUsageCommand(), newImportCommand(), newDatasetCommand(), newLicenceCommand())
 	return root
 }
 

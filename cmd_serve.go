@@ -194,6 +194,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 		Keys:    func() handlers.KeyLookup { return l.keys.Load() },
 		Logger:  log,
 		Limiter: lim,
+		Data:    store,
 	})
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {

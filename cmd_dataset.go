@@ -1,0 +1,420 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"frameindex/admin"
+	"frameindex/bolt"
+	"github.com/spf13/cobra"
+)
+
+func newImportCommand() *cobra.Command {
+	var data, manifest, csvPath, featuresPath, zonesPath, take, outside string
+	var attrs []string
+	var m admin.DatasetManifest
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "import (--manifest FILE.json | --dataset ID --owner ORG INPUT... --attr SPEC...)",
+		Short: "Import a dataset (CSV, GeoJSON features or zones) as its new version",
+		Long: `Import a dataset, replacing its previous version in one switch: a running
+server serves the old version until the new one is whole, then the new one
+from its next request. Nothing half-imported is ever visible; bad input is
+refused with the file, the line or feature, and the reason.
+
+Inputs:
+  --csv F        CSV with a header row, keyed by frame_id or by lat,lon; every
+                 other column is a declared attribute
+  --features F   GeoJSON features (points, lines, polygons), each stored on
+                 the frame holding its representative point
+  --zones F      GeoJSON polygons whose properties (--take) are copied to
+                 every frame whose centre they contain
+A manifest (--manifest) describes the dataset and any number of inputs at
+once; see the README for its format.
+
+Attributes (--attr, repeatable): name:type[:aggregation[:unit[:year[:label]]]]
+with type number, category or text and aggregation sum, mean or mode, e.g.
+  --attr "population_2020:number:sum:people:2020:Estimated population"`,
+		Example: `  frameindex import --manifest admin.json
+  frameindex import --dataset population --owner lagos-gis --csv pop.csv \
+      --attr "population_2020:number:sum:people:2020:Estimated population"
+  frameindex import --dataset clinics --owner lagos-gis --features clinics.geojson --outside skip
+  frameindex import --dataset states --owner lagos-gis --zones nga_states.geojson \
+      --take state_name:state --attr state:category`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if manifest != "" {
+				if m.ID != "" || csvPath != "" || featuresPath != "" || zonesPath != "" || len(attrs) > 0 {
+					return fmt.Errorf("give either --manifest or the dataset flags, not both")
+				}
+				var err error
+				if m, err = admin.ReadManifest(manifest); err != nil {
+					return err
+				}
+			} else if err := manifestFromFlags(&m, csvPath, featuresPath, zonesPath, take, outside, attrs); err != nil {
+				return err
+			}
+			var v admin.DatasetView
+			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpDatasetImport, admin.DatasetImport{Manifest: m}, &v); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), v)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "dataset %s version %d: %d frames, %d features", v.ID, v.Version, v.Frames, v.Features)
+			if v.Skipped > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), " (%d rows or features outside the grid skipped)", v.Skipped)
+			}
+			fmt.Fprintln(cmd.OutOrStdout())
+			return nil
+		},
+	}
+	addDataFlag(cmd, &data)
+	f := cmd.Flags()
+	f.StringVar(&manifest, "manifest", "", "JSON manifest describing the dataset and its inputs")
+	f.StringVar(&m.ID, "dataset", "", "dataset id")
+	f.StringVar(&m.Owner, "owner", "", "organisation that owns the dataset")
+	f.StringVar(&m.Name, "name", "", "display name (default: the id)")
+	f.StringVar(&m.Description, "description", "", "what the dataset is and where it comes from")
+	f.StringVar(&m.Source, "source", "", "source and licence of the data")
+	f.Int64Var(&m.Price, "price", 0, "credits a per-query licensee pays per contributing request (default 1)")
+	f.StringVar(&csvPath, "csv", "", "CSV input")
+	f.StringVar(&featuresPath, "features", "", "GeoJSON features input")
+	f.StringVar(&zonesPath, "zones", "", "GeoJSON zones input")
+	f.StringVar(&take, "take", "", "zones: comma-separated property[:attribute] pairs to copy")
+	f.StringVar(&outside, "outside", "", `csv, features: "skip" to skip rows or features on no frame (default: refuse)`)
+	f.StringArrayVar(&attrs, "attr", nil, "attribute: name:type[:aggregation[:unit[:year[:label]]]] (repeatable)")
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+// manifestFromFlags fills m from the single-input flags of import.
+func manifestFromFlags(m *admin.DatasetManifest, csvPath, featuresPath, zonesPath, take, outside string, attrs []string) error {
+	if m.ID == "" || m.Owner == "" {
+		return fmt.Errorf("--dataset and --owner are required (or give --manifest)")
+	}
+	in := admin.DatasetInput{Outside: outside}
+	n := 0
+	for _, p := range []struct {
+		path string
+		dst  *string
+	}{{csvPath, &in.CSV}, {featuresPath, &in.Features}, {zonesPath, &in.Zones}} {
+		if p.path == "" {
+			continue
+		}
+		abs, err := absPath(p.path)
+		if err != nil {
+			return err
+		}
+		*p.dst = abs
+		n++
+	}
+	if n != 1 {
+		return fmt.Errorf("give exactly one of --csv, --features and --zones (a manifest takes several)")
+	}
+	if take != "" {
+		if in.Zones == "" {
+			return fmt.Errorf("--take goes with --zones")
+		}
+		in.Properties = map[string]string{}
+		for _, pair := range strings.Split(take, ",") {
+			prop, attr, ok := strings.Cut(pair, ":")
+			if !ok {
+				attr = prop
+			}
+			if prop == "" || attr == "" {
+				return fmt.Errorf("--take %q: want property[:attribute] pairs", take)
+			}
+			in.Properties[prop] = attr
+		}
+	} else if in.Zones != "" {
+		return fmt.Errorf("--zones needs --take: the properties to copy onto frames")
+	}
+	for _, spec := range attrs {
+		a, err := parseAttr(spec)
+		if err != nil {
+			return err
+		}
+		m.Attributes = append(m.Attributes, a)
+	}
+	m.Inputs = []admin.DatasetInput{in}
+	return nil
+}
+
+// parseAttr reads name:type[:aggregation[:unit[:year[:label]]]].
+func parseAttr(spec string) (bolt.Attribute, error) {
+	parts := strings.SplitN(spec, ":", 6)
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+		return bolt.Attribute{}, fmt.Errorf("--attr %q: want name:type[:aggregation[:unit[:year[:label]]]]", spec)
+	}
+	a := bolt.Attribute{Name: parts[0], Type: parts[1]}
+	if len(parts) > 2 {
+		a.Aggregation = parts[2]
+	}
+	if len(parts) > 3 {
+		a.Unit = parts[3]
+	}
+	if len(parts) > 4 && parts[4] != "" {
+		y, err := strconv.Atoi(parts[4])
+		if err != nil {
+			return bolt.Attribute{}, fmt.Errorf("--attr %q: year %q is not a number", spec, parts[4])
+		}
+		a.Year = y
+	}
+	if len(parts) > 5 {
+		a.Label = parts[5]
+	}
+	if a.Label == "" {
+		a.Label = a.Name
+	}
+	return a, nil
+}
+
+func newDatasetCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "dataset",
+		Short: "List, show, price and remove datasets",
+		Example: `  frameindex dataset list
+  frameindex dataset show population
+  frameindex dataset price nightlights --credits 2
+  frameindex dataset remove old-census`,
+	}
+	cmd.AddCommand(newDatasetListCommand(), newDatasetShowCommand(), newDatasetPriceCommand(), newDatasetRemoveCommand())
+	return cmd
+}
+
+func newDatasetListCommand() *cobra.Command {
+	var data string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "list",
+		Short:   "List datasets",
+		Example: `  frameindex dataset list --json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var ds []bolt.Dataset
+			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpDatasetList, struct{}{}, &ds); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), ds)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tOWNER\tVERSION\tFRAMES\tFEATURES\tPRICE\tNAME")
+			for _, d := range ds {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", d.ID, d.Owner, d.Version, d.Frames, d.Features, d.Price, d.Name)
+			}
+			return tw.Flush()
+		},
+	}
+	addDataFlag(cmd, &data)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func newDatasetShowCommand() *cobra.Command {
+	var data string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "show ID",
+		Short:   "Show a dataset: description, attributes, licences",
+		Example: `  frameindex dataset show population`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var d admin.DatasetDetail
+			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpDatasetShow, admin.DatasetShow{ID: args[0]}, &d); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), d)
+			}
+			printDataset(cmd.OutOrStdout(), d)
+			return nil
+		},
+	}
+	addDataFlag(cmd, &data)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func printDataset(w io.Writer, d admin.DatasetDetail) {
+	fmt.Fprintf(w, "dataset %s: %s\nowner: %s\nversion %d, imported %s: %d frames, %d features\nprice per query: %d credits\n",
+		d.ID, d.Name, d.Owner, d.Version, d.ImportedAt.Format("2006-01-02 15:04:05"), d.Frames, d.Features, d.Price)
+	if d.Description != "" {
+		fmt.Fprintf(w, "description: %s\n", d.Description)
+	}
+	if d.Source != "" {
+		fmt.Fprintf(w, "source: %s\n", d.Source)
+	}
+	if len(d.Attributes) > 0 {
+		fmt.Fprintln(w, "attributes:")
+		for _, a := range d.Attributes {
+			extra := a.Aggregation
+			if a.Unit != "" {
+				extra += ", " + a.Unit
+			}
+			if a.Year != 0 {
+				extra += fmt.Sprintf(", %d", a.Year)
+			}
+			if len(a.Aliases) > 0 {
+				extra += ", also " + strings.Join(a.Aliases, "/")
+			}
+			fmt.Fprintf(w, "  %s (%s, %s): %s\n", a.Name, a.Type, extra, a.Label)
+		}
+	}
+	if len(d.Licences) == 0 {
+		fmt.Fprintln(w, "licences: none")
+		return
+	}
+	fmt.Fprintln(w, "licences:")
+	for _, l := range d.Licences {
+		fmt.Fprintf(w, "  %s: %s since %s\n", l.OrgID, l.Mode, l.Granted.Format("2006-01-02"))
+	}
+}
+
+func newDatasetPriceCommand() *cobra.Command {
+	var data string
+	var a admin.DatasetPrice
+	cmd := &cobra.Command{
+		Use:     "price ID --credits N",
+		Short:   "Set the credits a per-query licensee pays per contributing request",
+		Example: `  frameindex dataset price nightlights --credits 2`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a.ID = args[0]
+			if !cmd.Flags().Changed("credits") {
+				return fmt.Errorf("--credits is required")
+			}
+			var d bolt.Dataset
+			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpDatasetPrice, a, &d); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "dataset %s costs %d credits a query for per-query licensees\n", d.ID, d.Price)
+			return nil
+		},
+	}
+	addDataFlag(cmd, &data)
+	cmd.Flags().Int64Var(&a.Credits, "credits", 1, "credits per contributing request (0 = free)")
+	return cmd
+}
+
+func newDatasetRemoveCommand() *cobra.Command {
+	var data string
+	cmd := &cobra.Command{
+		Use:     "remove ID",
+		Short:   "Remove a dataset, its records and its licences",
+		Example: `  frameindex dataset remove old-census`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpDatasetRemove, admin.DatasetRemove{ID: args[0]}, nil); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "dataset %s removed\n", args[0])
+			return nil
+		},
+	}
+	addDataFlag(cmd, &data)
+	return cmd
+}
+
+func newLicenceCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "licence",
+		Short: "Grant, revoke and list licences to other organisations' datasets",
+		Example: `  frameindex licence grant --org lagos-gis --dataset nightlights --mode per_query
+  frameindex licence list --org lagos-gis
+  frameindex licence revoke --org lagos-gis --dataset nightlights`,
+	}
+	cmd.AddCommand(newLicenceGrantCommand(), newLicenceRevokeCommand(), newLicenceListCommand())
+	return cmd
+}
+
+func newLicenceGrantCommand() *cobra.Command {
+	var data string
+	var a admin.LicenceGrant
+	cmd := &cobra.Command{
+		Use:   "grant --org ID --dataset ID --mode subscription|per_query",
+		Short: "Let an organisation read a dataset it does not own",
+		Long: `Let an organisation read a dataset it does not own. subscription: a flat
+licence, nothing is charged per request. per_query: each request in which the
+dataset contributes something costs its price in credits (dataset price);
+when the credits do not cover it the dataset is left out of the answer.`,
+		Example: `  frameindex licence grant --org lagos-gis --dataset nightlights --mode per_query`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.OrgID == "" || a.Dataset == "" || a.Mode == "" {
+				return fmt.Errorf("--org, --dataset and --mode are required")
+			}
+			var l bolt.Licence
+			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpLicenceGrant, a, &l); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "organisation %s may read %s (%s)\n", l.OrgID, l.Dataset, l.Mode)
+			return nil
+		},
+	}
+	addDataFlag(cmd, &data)
+	cmd.Flags().StringVar(&a.OrgID, "org", "", "licensee organisation (required)")
+	cmd.Flags().StringVar(&a.Dataset, "dataset", "", "dataset id (required)")
+	cmd.Flags().StringVar(&a.Mode, "mode", "", "subscription or per_query (required)")
+	return cmd
+}
+
+func newLicenceRevokeCommand() *cobra.Command {
+	var data string
+	var a admin.LicenceRevoke
+	cmd := &cobra.Command{
+		Use:     "revoke --org ID --dataset ID",
+		Short:   "End a licence (takes effect on the next request)",
+		Example: `  frameindex licence revoke --org lagos-gis --dataset nightlights`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.OrgID == "" || a.Dataset == "" {
+				return fmt.Errorf("--org and --dataset are required")
+			}
+			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpLicenceRevoke, a, nil); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "licence of %s to %s revoked\n", a.OrgID, a.Dataset)
+			return nil
+		},
+	}
+	addDataFlag(cmd, &data)
+	cmd.Flags().StringVar(&a.OrgID, "org", "", "licensee organisation (required)")
+	cmd.Flags().StringVar(&a.Dataset, "dataset", "", "dataset id (required)")
+	return cmd
+}
+
+func newLicenceListCommand() *cobra.Command {
+	var data string
+	var a admin.LicenceList
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "list [--org ID]",
+		Short:   "List licences",
+		Example: `  frameindex licence list --org lagos-gis`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var ls []bolt.Licence
+			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpLicenceList, a, &ls); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), ls)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ORG\tDATASET\tMODE\tGRANTED")
+			for _, l := range ls {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.OrgID, l.Dataset, l.Mode, l.Granted.Format("2006-01-02"))
+			}
+			return tw.Flush()
+		},
+	}
+	addDataFlag(cmd, &data)
+	cmd.Flags().StringVar(&a.OrgID, "org", "", "only this organisation's licences")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
