@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"frameindex/grid"
@@ -154,6 +155,36 @@ func TestE2E_DataCall(t *testing.T) {
 		out := mustCLI(t, "usage", "--org", "acme", "--data", data)
 		if !strings.Contains(out, "credit balance: 1") || !strings.Contains(out, "roads: 2 requests, 4 credits") {
 			t.Fatalf("usage:\n%s", out)
+		}
+	})
+	t.Run("50 parallel requests against credits for 10", func(t *testing.T) {
+		mustCLI(t, "dataset", "price", "roads", "--credits", "1", "--data", data)
+		// The balance is 1 after the calls above; make it 10.
+		mustCLI(t, "org", "credits", "acme", "--add", "9", "--note", "parallel test", "--data", data)
+		_, key := mintKey(t, data, "acme", "full")
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		charged, leftOut := 0, 0
+		for i := 0; i < 50; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a, r := srv.data(t, key, fmt.Sprint(f1))
+				mu.Lock()
+				defer mu.Unlock()
+				if r.Status != 200 {
+					t.Errorf("status %d", r.Status)
+				}
+				charged += len(a.Charged)
+				leftOut += len(a.LeftOut)
+			}()
+		}
+		wg.Wait()
+		if charged != 10 || leftOut != 40 {
+			t.Fatalf("%d charged, %d left out; want 10 and 40", charged, leftOut)
+		}
+		if out := mustCLI(t, "org", "show", "acme", "--data", data); !strings.Contains(out, "credits: 0") {
+			t.Fatalf("balance after the parallel run:\n%s", out)
 		}
 	})
 	t.Run("re-import while serving", func(t *testing.T) {
