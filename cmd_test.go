@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -63,4 +64,52 @@ func TestKeyMint_RequiresOrgAndPreset(t *testing.T) {
 	if err := root.Execute(); err == nil || !strings.Contains(err.Error(), "--org and --preset") {
 		t.Fatalf("got %v", err)
 	}
+}
+
+func TestParseAttr(t *testing.T) {
+	tests := []struct {
+		spec    string
+		want    string // name/type/agg/unit/year/label, or "error"
+		wantErr bool
+	}{
+		{"population_2020:number:sum:people:2020:Estimated population", "population_2020/number/sum/people/2020/Estimated population", false},
+		{"state:category", "state/category////state", false},
+		{"x:number:mean", "x/number/mean///x", false},
+		{"label:text::::A: label with colons", "label/text////A: label with colons", false},
+		{"x", "", true},
+		{":number", "", true},
+		{"x:number:sum:u:twenty", "", true},
+	}
+	for _, tc := range tests {
+		a, err := parseAttr(tc.spec)
+		if (err != nil) != tc.wantErr {
+			t.Fatalf("%q: err %v", tc.spec, err)
+		}
+		if err != nil {
+			continue
+		}
+		year := ""
+		if a.Year != 0 {
+			year = strconv.Itoa(a.Year)
+		}
+		if got := strings.Join([]string{a.Name, a.Type, a.Aggregation, a.Unit, year, a.Label}, "/"); got != tc.want {
+			t.Errorf("%q: got %s, want %s", tc.spec, got, tc.want)
+		}
+	}
+}
+
+func FuzzParseAttr(f *testing.F) {
+	f.Add("population_2020:number:sum:people:2020:Estimated population") // every part
+	f.Add("state:category")                                              // the shortest valid form
+	f.Add("::::::")                                                      // only separators
+	f.Add("x:number:sum:u:-5:")                                          // a negative year
+	f.Fuzz(func(t *testing.T, spec string) {
+		a, err := parseAttr(spec)
+		if err != nil {
+			return
+		}
+		if a.Name == "" || a.Type == "" || a.Label == "" || !strings.HasPrefix(spec, a.Name+":"+a.Type) {
+			t.Fatalf("%q parsed to %+v", spec, a)
+		}
+	})
 }
