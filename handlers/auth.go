@@ -47,6 +47,15 @@ func principalOf(w http.ResponseWriter, r *http.Request) (bolt.Key, bool) {
 // invalid keys (429), the key's and organisation's buckets (429), then the
 // capability (403). The key is put in the request context for next.
 func (s *Server) requireKey(c bolt.Capability, next http.HandlerFunc) http.HandlerFunc {
+	return s.requireKeyFor(c, false, next)
+}
+
+// requireKeyFor is requireKey for a call that may also spend from the
+// insight bucket (spec, Limits: POST /v1/frames/insight is metered "in
+// addition to the two above"): with insight set, the key's, organisation's
+// and insight buckets are asked in one limiter call, before the capability
+// is checked.
+func (s *Server) requireKeyFor(c bolt.Capability, insight bool, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key, err := s.authenticate(r)
 		if err != nil {
@@ -62,7 +71,7 @@ func (s *Server) requireKey(c bolt.Capability, next http.HandlerFunc) http.Handl
 		if info != nil {
 			info.keyID = key.ID
 		}
-		if err := s.meterKey(w, r, key.ID, key.OrgID, false); err != nil {
+		if err := s.meterKey(w, r, key.ID, key.OrgID, insight); err != nil {
 			s.writeError(w, r, err)
 			return
 		}

@@ -45,7 +45,7 @@ const reasonInsufficientCredits = "insufficient_credits"
 // Errors of the data call that are server failures (500 internal, logged).
 var (
 	errNoData      = errors.New("handlers: no dataset store (Config.Data is nil)")
-	errNoPrincipal = errors.New("handlers: the data call ran without an authenticated key (route not behind requireKey)")
+	errNoPrincipal = errors.New("handlers: a call reading datasets ran without an authenticated key (route not behind requireKey)")
 	errStoreAnswer = errors.New("handlers: the dataset store broke its contract")
 )
 
@@ -68,70 +68,20 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	ix := s.frames()
-	if ix == nil {
-		s.writeError(w, r, errNoGrid)
-		return
-	}
-	if s.data == nil {
-		s.writeError(w, r, errNoData)
-		return
-	}
 	key, ok := principalOf(w, r)
 	if !ok {
 		s.writeError(w, r, errNoPrincipal)
 		return
 	}
 	ctx := r.Context()
-
-	// The frames, and the ids of the known ones for the store: records on
-	// an id the grid no longer holds are not shown and not charged.
-	frames := make([]dataFrame, len(ids))
-	known := make([]uint64, 0, len(ids))
-	for i, id := range ids {
-		frames[i].id = id
-		frames[i].shape, frames[i].known = ix.Shape(id)
-		if frames[i].known {
-			known = append(known, id)
-		}
-	}
-
-	access, err := s.data.Readable(key)
+	ans, err := s.readDataAnswer(key, ids, key.Has(bolt.CapFeatureRead))
 	if err != nil {
-		s.writeError(w, r, fmt.Errorf("reading the datasets key %s may read: %w", key.ID, err))
-		return
-	}
-	access = sortedAccess(access)
-	withFeatures := key.Has(bolt.CapFeatureRead)
-	var fd []bolt.FrameData
-	if len(access) > 0 && len(known) > 0 {
-		names := make([]string, len(access))
-		for i := range access {
-			names[i] = access[i].Dataset.ID
-		}
-		if fd, err = s.data.ReadFrames(names, known, withFeatures, featureCap); err != nil {
-			s.writeError(w, r, fmt.Errorf("reading %d datasets on %d frames: %w", len(names), len(known), err))
-			return
-		}
-	}
-	ans := dataAnswer{access: access, frames: frames, withFeatures: withFeatures}
-	if err := ans.collect(fd); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 
 	if asks := ans.perQuery(); len(asks) > 0 {
-		if ctx.Err() != nil {
-			s.writeError(w, r, context.Cause(ctx))
-			return
-		}
-		charged, leftOut, err := s.data.Charge(key.OrgID, key.ID, requestIDOf(w), asks, s.now())
-		if err != nil {
-			s.writeError(w, r, fmt.Errorf("charging %d per-query datasets to organisation %s: %w", len(asks), key.OrgID, err))
-			return
-		}
-		if err := ans.settle(asks, charged, leftOut); err != nil {
-			s.writeError(w, r, err)
+		if _, ok := s.charge(w, r, key, &ans, asks); !ok {
 			return
 		}
 	}
@@ -150,6 +100,53 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 	if fs.err != nil {
 		s.failStream(w, r, &fs)
 	}
+}
+
+// readDataAnswer looks the frames up in the grid, reads what every dataset
+// key may read records on the known ones (features only with
+// withFeatures, under featureCap) and checks the store's answer. It is the
+// common part of the data call and the question call. No grid snapshot, no
+// store, a store error or a store answer that breaks the DataStore contract
+// are errors answered 500 internal.
+func (s *Server) readDataAnswer(key bolt.Key, ids []uint64, withFeatures bool) (dataAnswer, error) {
+	ix := s.frames()
+	if ix == nil {
+		return dataAnswer{}, errNoGrid
+	}
+	if s.data == nil {
+		return dataAnswer{}, errNoData
+	}
+	// The frames, and the ids of the known ones for the store: records on
+	// an id the grid no longer holds are not shown and not charged.
+	frames := make([]dataFrame, len(ids))
+	known := make([]uint64, 0, len(ids))
+	for i, id := range ids {
+		frames[i].id = id
+		frames[i].shape, frames[i].known = ix.Shape(id)
+		if frames[i].known {
+			known = append(known, id)
+		}
+	}
+	access, err := s.data.Readable(key)
+	if err != nil {
+		return dataAnswer{}, fmt.Errorf("reading the datasets key %s may read: %w", key.ID, err)
+	}
+	access = sortedAccess(access)
+	var fd []bolt.FrameData
+	if len(access) > 0 && len(known) > 0 {
+		names := make([]string, len(access))
+		for i := range access {
+			names[i] = access[i].Dataset.ID
+		}
+		if fd, err = s.data.ReadFrames(names, known, withFeatures, featureCap); err != nil {
+			return dataAnswer{}, fmt.Errorf("reading %d datasets on %d frames: %w", len(names), len(known), err)
+		}
+	}
+	ans := dataAnswer{access: access, frames: frames, withFeatures: withFeatures}
+	if err := ans.collect(fd); err != nil {
+		return dataAnswer{}, err
+	}
+	return ans, nil
 }
 
 // requestIDOf returns the id of the request whose response w is: the one
@@ -499,4 +496,25 @@ func (a *dataAnswer) appendEntry(fs *featureStream, e *dataEntry) bool {
 	}
 	fs.b = append(fs.b, '}')
 	return true
+}
+
+// charge debits the per-query datasets asks for this request and records
+// the outcome in ans. On failure it has answered the request (ok false);
+// otherwise it returns the datasets the credits could not cover.
+func (s *Server) charge(w http.ResponseWriter, r *http.Request, key bolt.Key, ans *dataAnswer, asks []bolt.DatasetPrice) (leftOut []string, ok bool) {
+	ctx := r.Context()
+	if ctx.Err() != nil {
+		s.writeError(w, r, context.Cause(ctx))
+		return nil, false
+	}
+	charged, leftOut, err := s.data.Charge(key.OrgID, key.ID, requestIDOf(w), asks, s.now())
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("charging %d per-query datasets to organisation %s: %w", len(asks), key.OrgID, err))
+		return nil, false
+	}
+	if err := ans.settle(asks, charged, leftOut); err != nil {
+		s.writeError(w, r, err)
+		return nil, false
+	}
+	return leftOut, true
 }

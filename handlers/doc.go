@@ -7,6 +7,8 @@
 //	GET /v1/frames      bbox [, limit]   -> the frames touching a box
 //	GET /v1/frames      ids              -> frames by id
 //	GET /v1/frames/data ids              -> what the key's datasets record on frames
+//	POST /v1/frames/insight {frameIds, question, format, register}
+//	                                     -> a computed answer to a question
 //	GET /openapi.json                    -> the OpenAPI 3.1 description (no key)
 //
 // Every response is JSON in the envelope {"data": ...} or
@@ -14,7 +16,9 @@
 // unknown path is 404 not_found and a known path with another method is 405
 // method_not_allowed (with Allow), both before any key is read. For the
 // frame calls the checks run in the order of the contract (§6): credential
-// (401), capability (403), parameters (400), then the work.
+// (401), the invalid-key meter and the rate-limit buckets (429; the
+// question call spends from the insight bucket too), capability (403),
+// parameters or body (400), then the work.
 //
 // # The data call
 //
@@ -35,6 +39,30 @@
 // Attributes and features are copied into the answer byte for byte, and
 // the answer is streamed in chunks like a box query. Any store failure is
 // 500 internal, and nothing is charged unless Charge itself succeeded.
+//
+// # The question call
+//
+// POST /v1/frames/insight (contract §4) needs ask.query. Its body is read
+// through http.MaxBytesReader (1 MiB) and decoded token by token, so that
+// every breach names its member: one JSON object, members named exactly
+// (frameIds, question, format, register), each once, frameIds an array of
+// strings and the others strings, no null, nothing after the object; a
+// Content-Type, when sent, must be application/json (UTF-8). Those are
+// invalid_body; then frameIds (required, 1..50 ids counted before
+// duplicates are removed) and format/register outside their values are
+// invalid, and a question over 1,000 code points is too_long. Duplicated
+// ids are answered once, in the order first asked. The frames are read as
+// the data call reads them (readDataAnswer: one ReadFrames without
+// features, the same checks of the store's answer), every attributes object
+// is converted to insight.Values (numbers and strings; other values carry
+// no figure), and package insight computes the answer. The per-query
+// datasets its figures used (Insight.Used) that record something on the
+// frames are charged in one Charge call; those the credits do not cover
+// are removed from the datasets and the frames and the answer is computed
+// again, so no figure of theirs remains, and they are listed in leftOut. The
+// answer is encoded with encoding/json (it is small) with engine
+// "deterministic"; optional members are omitted when empty, and format
+// appears only as "report".
 //
 // # Design
 //

@@ -19,6 +19,8 @@ const (
 	codeInvalidPoint      = "invalid_point"
 	codeInvalidBBox       = "invalid_bbox"
 	codeInvalid           = "invalid"
+	codeInvalidBody       = "invalid_body"
+	codeTooLong           = "too_long"
 	codeNotFound          = "not_found"
 	codeMethodNotAllowed  = "method_not_allowed"
 	codeRateLimited       = "rate_limited"
@@ -33,6 +35,8 @@ var codeStatus = map[string]int{
 	codeInvalidPoint:      http.StatusBadRequest,
 	codeInvalidBBox:       http.StatusBadRequest,
 	codeInvalid:           http.StatusBadRequest,
+	codeInvalidBody:       http.StatusBadRequest,
+	codeTooLong:           http.StatusBadRequest,
 	codeNotFound:          http.StatusNotFound,
 	codeMethodNotAllowed:  http.StatusMethodNotAllowed,
 	codeRateLimited:       http.StatusTooManyRequests,

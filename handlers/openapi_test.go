@@ -12,6 +12,7 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/insight"
 	"frameindex/limiter"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -448,5 +449,199 @@ func TestOpenAPI_RejectsWrongDataBodies(t *testing.T) {
 				t.Errorf("a wrong body passed: %s", body)
 			}
 		})
+	}
+}
+
+// insightDocServer is a question-call server over the abuja grid and
+// insightStore with the given balance and limiter (nil: unmetered), and the
+// given engine (nil: the real one); noStore leaves Config.Data nil.
+func insightDocServer(balance int64, lim RateLimiter, engine func(insight.Request) insight.Insight, noStore bool) *Server {
+	cfg := Config{Frames: func() FrameIndex { return abuja }, Keys: func() KeyLookup { return dataKeys }, Limiter: lim}
+	if !noStore {
+		cfg.Data = insightStore(balance).fake()
+	}
+	s := New(cfg)
+	if engine != nil {
+		s.answer = engine
+	}
+	return s
+}
+
+// fullEngine answers with every member of the Insight the engine fills.
+func fullEngine(req insight.Request) insight.Insight {
+	res := (&sumEngine{}).answer(req)
+	res.Intent, res.Detail = "frames_rank", "Ranked by Estimated population."
+	res.Table = &insight.Table{Columns: []string{"Frame", "Estimated population"}, Rows: [][]string{{"1", "1,234"}, {"2", ""}}}
+	res.Sources = append(res.Sources, insight.Source{LayerID: "population", LayerName: "Estimated population", Attribute: "population_2020", Label: "Estimated population"})
+	res.FollowUps = []string{"Which frame has the most buildings?", "Profile these frames"}
+	res.Retrieval, res.Register, res.Format = "lexical", "gis", "report"
+	return res
+}
+
+func TestOpenAPI_InsightResponses(t *testing.T) {
+	doc, router := loadOpenAPI(t)
+	if p := doc.Paths.Value("/v1/frames/insight"); p == nil || p.Post == nil || p.Get != nil {
+		t.Fatal("POST /v1/frames/insight is not documented (alone)")
+	}
+	ids := `["` + frameA + `","` + frameB + `","5"]`
+	sum := (&sumEngine{}).answer
+	tests := []struct {
+		name   string
+		srv    func() *Server
+		body   string
+		secret string
+		status int
+		want   string // a fragment of the body
+		valid  bool   // the request itself is valid by the document
+	}{
+		{"200 charged", func() *Server { return insightDocServer(10, allowAll, sum, false) },
+			`{"frameIds":` + ids + `}`, secretAskOnly, 200, `"charged":["nightlights"]`, true},
+		{"200 leftOut", func() *Server { return insightDocServer(0, allowAll, sum, false) },
+			`{"frameIds":` + ids + `,"question":"radiance"}`, secretAskOnly, 200, `"leftOut":[{"id":"nightlights"`, true},
+		{"200 every member", func() *Server { return insightDocServer(10, allowAll, fullEngine, false) },
+			`{"frameIds":` + ids + `,"format":"report","register":"gis"}`, secretAskOnly, 200, `"register":"gis"`, true},
+		{"200 unmetered", func() *Server { return insightDocServer(10, nil, sum, false) },
+			`{"frameIds":["5"]}`, secretAskOnly, 200, `"engine":"deterministic"`, true},
+		{"200 real engine profile", func() *Server { return insightDocServer(10, allowAll, nil, false) },
+			`{"frameIds":` + ids + `}`, secretAskOnly, 200, `"engine":"deterministic"`, true},
+		{"200 real engine measure", func() *Server { return insightDocServer(10, allowAll, nil, false) },
+			`{"frameIds":` + ids + `,"question":"total population_2020"}`, secretAskOnly, 200, `"engine":"deterministic"`, true},
+		{"200 real engine unsupported", func() *Server { return insightDocServer(10, allowAll, nil, false) },
+			`{"frameIds":` + ids + `,"question":"what is the weather"}`, secretAskOnly, 200, `"engine":"deterministic"`, true},
+		{"200 real engine left out", func() *Server { return insightDocServer(0, allowAll, nil, false) },
+			`{"frameIds":` + ids + `,"question":"mean radiance"}`, secretAskOnly, 200, `"engine":"deterministic"`, true},
+		{"400 invalid_body", func() *Server { return insightDocServer(10, allowAll, sum, false) },
+			`{"frameIds":["1"],"colour":"red"}`, secretAskOnly, 400, `"code":"invalid_body"`, false},
+		{"400 invalid", func() *Server { return insightDocServer(10, allowAll, sum, false) },
+			`{"frameIds":[]}`, secretAskOnly, 400, `"code":"invalid"`, false},
+		{"400 too_long", func() *Server { return insightDocServer(10, allowAll, sum, false) },
+			`{"frameIds":["1"],"question":"` + strings.Repeat("é", 1001) + `"}`, secretAskOnly, 400, `"code":"too_long"`, false},
+		{"401 unauthorized", func() *Server { return insightDocServer(10, allowAll, sum, false) },
+			`{"frameIds":["1"]}`, "", 401, `"code":"unauthorized"`, true},
+		{"401 invalid_key", func() *Server { return insightDocServer(10, allowAll, sum, false) },
+			`{"frameIds":["1"]}`, secretRevoked, 401, `"code":"invalid_key"`, true},
+		{"403", func() *Server { return insightDocServer(10, allowAll, sum, false) },
+			`{"frameIds":["1"]}`, secretFeatures, 403, `"code":"insufficient_scope"`, true},
+		{"429", func() *Server { return insightDocServer(10, refuseAll, sum, false) },
+			`{"frameIds":["1"]}`, secretAskOnly, 429, `"code":"rate_limited"`, true},
+		{"500", func() *Server { return insightDocServer(10, allowAll, sum, true) },
+			`{"frameIds":["1"]}`, secretAskOnly, 500, `"code":"internal"`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if strings.Contains(tt.name, "real engine") {
+				skipStubEngine(t)
+			}
+			w := postInsight(tt.srv(), tt.body, tt.secret, "application/json")
+			if w.Code != tt.status || !strings.Contains(w.Body.String(), tt.want) {
+				t.Fatalf("status %d, want %d with %s: %.500s", w.Code, tt.status, tt.want, w.Body)
+			}
+			r := newInsightRequest(tt.body, tt.secret, "application/json") // the body again, to validate
+			if err := validateResponse(t, router, r, w, tt.valid); err != nil {
+				t.Errorf("the response does not match the document: %v\n%.800s", err, w.Body)
+			}
+		})
+	}
+}
+
+func TestOpenAPI_RejectsWrongInsightBodies(t *testing.T) {
+	// The Insight schema must refuse these breaches of the spec's table.
+	_, router := loadOpenAPI(t)
+	body := `{"frameIds":["` + frameA + `","` + frameB + `"]}`
+	tests := []struct {
+		name    string
+		balance int64
+		tamper  func(string) string
+	}{
+		{"no engine", 10, func(b string) string { return strings.Replace(b, `,"engine":"deterministic"`, ``, 1) }},
+		{"unknown engine", 10, func(b string) string { return strings.Replace(b, `"engine":"deterministic"`, `"engine":"gpt"`, 1) }},
+		{"no headline", 10, func(b string) string { return strings.Replace(b, `"headline":"2 frames.",`, ``, 1) }},
+		{"empty headline", 10, func(b string) string { return strings.Replace(b, `"headline":"2 frames."`, `"headline":""`, 1) }},
+		{"unknown intent", 10, func(b string) string { return strings.Replace(b, `"intent":"frames_rank"`, `"intent":"chat"`, 1) }},
+		{"unknown confidence", 10, func(b string) string { return strings.Replace(b, `"confidence":"exact"`, `"confidence":"high"`, 1) }},
+		{"format answer", 10, func(b string) string {
+			return strings.Replace(b, `"engine":"deterministic"`, `"format":"answer","engine":"deterministic"`, 1)
+		}},
+		{"unknown register", 10, func(b string) string { return strings.Replace(b, `"register":"gis"`, `"register":"expert"`, 1) }},
+		{"unknown retrieval", 10, func(b string) string { return strings.Replace(b, `"retrieval":"lexical"`, `"retrieval":"vector"`, 1) }},
+		{"null detail", 10, func(b string) string {
+			return strings.Replace(b, `"detail":"Ranked by Estimated population."`, `"detail":null`, 1)
+		}},
+		{"empty detail", 10, func(b string) string {
+			return strings.Replace(b, `"detail":"Ranked by Estimated population."`, `"detail":""`, 1)
+		}},
+		{"empty followUps", 10, func(b string) string {
+			return strings.Replace(b, `"followUps":["Which frame has the most buildings?","Profile these frames"]`, `"followUps":[]`, 1)
+		}},
+		{"facet without value", 10, func(b string) string { return strings.Replace(b, `,"value":"312"`, ``, 1) }},
+		{"facet with a number", 10, func(b string) string { return strings.Replace(b, `"value":"312"`, `"value":312`, 1) }},
+		{"table without rows", 10, func(b string) string { return strings.Replace(b, `,"rows":[["1","1,234"],["2",""]]`, ``, 1) }},
+		{"numeric cell", 10, func(b string) string { return strings.Replace(b, `["1","1,234"]`, `["1",1234]`, 1) }},
+		{"source without name", 10, func(b string) string {
+			return strings.Replace(b, `{"layerId":"buildings","layerName":"Buildings"}`, `{"layerId":"buildings"}`, 1)
+		}},
+		{"numeric frame id", 10, func(b string) string { return strings.Replace(b, `"frameIds":["`+frameA+`"`, `"frameIds":[`+frameA, 1) }},
+		{"unknown member", 10, func(b string) string { return strings.Replace(b, `"engine":`, `"cost":1,"engine":`, 1) }},
+		{"empty charged", 10, func(b string) string { return strings.Replace(b, `"charged":["nightlights"]`, `"charged":[]`, 1) }},
+		{"leftOut reason", 0, func(b string) string { return strings.Replace(b, reasonInsufficientCredits, "no_money", 1) }},
+		{"data and error", 10, func(b string) string {
+			return strings.Replace(b, `}}`+"\n", `},"error":{"code":"internal","message":"x"}}`, 1)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := postInsight(insightDocServer(tt.balance, nil, fullEngine, false), body, secretAskOnly, "application/json")
+			if w.Code != 200 {
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+			r := newInsightRequest(body, secretAskOnly, "application/json")
+			if err := validateResponse(t, router, r, w, true); err != nil {
+				t.Fatalf("the untampered response fails: %v", err)
+			}
+			tampered := tt.tamper(w.Body.String())
+			if tampered == w.Body.String() {
+				t.Fatalf("tamper changed nothing in %s", tampered)
+			}
+			w.Body.Reset()
+			w.Body.WriteString(tampered)
+			if err := validateResponse(t, router, newInsightRequest(body, secretAskOnly, "application/json"), w, false); err == nil {
+				t.Errorf("a wrong body passed: %s", tampered)
+			}
+		})
+	}
+}
+
+func TestOpenAPI_RejectsWrongInsightRequests(t *testing.T) {
+	// The request schema describes the body rules: these bodies, refused
+	// by the server, are refused by the document too.
+	_, router := loadOpenAPI(t)
+	s := insightDocServer(10, nil, (&sumEngine{}).answer, false)
+	for _, body := range []string{
+		`{"frameIds":["1"],"colour":"red"}`,
+		`{"frameIds":[]}`,
+		`{"frameIds":` + idsJSON(51) + `}`,
+		`{"frameIds":["x"]}`,
+		`{"frameIds":[1]}`,
+		`{"question":"no ids"}`,
+		`{"frameIds":["1"],"question":"` + strings.Repeat("é", 1001) + `"}`,
+		`{"frameIds":["1"],"format":"poem"}`,
+		`{"frameIds":["1"],"register":"GIS"}`,
+		`{"frameIds":["1"],"question":null}`,
+	} {
+		w := postInsight(s, body, secretAskOnly, "application/json")
+		if w.Code != 400 {
+			t.Errorf("%.60s: status %d", body, w.Code)
+			continue
+		}
+		route, params, err := router.FindRoute(newInsightRequest(body, secretAskOnly, "application/json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := &openapi3filter.RequestValidationInput{Request: newInsightRequest(body, secretAskOnly, "application/json"),
+			PathParams: params, Route: route, Options: &openapi3filter.Options{
+				AuthenticationFunc: func(context.Context, *openapi3filter.AuthenticationInput) error { return nil }}}
+		if err := openapi3filter.ValidateRequest(context.Background(), in); err == nil {
+			t.Errorf("%.60s: the document accepts a body the server refuses", body)
+		}
 	}
 }

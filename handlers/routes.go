@@ -15,6 +15,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/frames/at", s.requireKey(bolt.CapFrameRead, s.handleFramesAt))
 	s.mux.Handle("GET /v1/frames", s.deadline(s.requireKey(bolt.CapFrameRead, s.handleFrames)))
 	s.mux.Handle("GET /v1/frames/data", s.deadline(s.requireKey(bolt.CapFrameRead, s.handleFramesData)))
+	s.mux.Handle("POST /v1/frames/insight", s.deadline(s.requireKeyFor(bolt.CapAskQuery, true, s.handleFramesInsight)))
 	s.mux.HandleFunc("GET /openapi.json", s.handleOpenAPI)
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"frameindex/grid"
+	"frameindex/insight"
 )
 
 // FrameIndex answers the frame queries. *index.Index implements it. All
@@ -63,6 +64,10 @@ type Server struct {
 	limiter RateLimiter
 	data    DataStore
 
+	// answer computes a question's answer: insight.Answer, replaced in
+	// tests to check what the handler gives it and does with its answer.
+	answer func(insight.Request) insight.Insight
+
 	// limiterDown is set while the limiter's store is unreachable, so the
 	// change is logged once rather than on every request.
 	limiterDown atomic.Bool
@@ -87,6 +92,7 @@ func New(cfg Config) *Server {
 		timeout: cfg.RequestTimeout,
 		limiter: cfg.Limiter,
 		data:    cfg.Data,
+		answer:  insight.Answer,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

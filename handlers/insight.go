@@ -1,0 +1,631 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"frameindex/bolt"
+	"frameindex/insight"
+)
+
+// Limits of POST /v1/frames/insight (spec, Caps).
+const (
+	maxInsightBody   = 1 << 20 // bytes of request body
+	maxInsightFrames = 50      // frameIds, counted before duplicates are removed
+	maxQuestionRunes = 1000    // Unicode code points of question
+)
+
+// engineDeterministic is the engine of every answer this call gives until a
+// model words them: the computed figures and sentence only.
+const engineDeterministic = "deterministic"
+
+// errEngineAnswer is the cause of a 500 when the engine's answer cannot be
+// encoded (it holds a value JSON cannot carry).
+var errEngineAnswer = errors.New("handlers: the insight engine's answer could not be encoded")
+
+// handleFramesInsight answers POST /v1/frames/insight (spec; contract §4):
+// a question about 1 to 50 frames, answered with figures the insight engine
+// computes from the stored values of every dataset the key may read.
+//
+// The body is decoded strictly (see decodeInsightBody), then checked (see
+// insightRaw.params). The frames are looked up in the grid; the known ones
+// are read in one ReadFrames call without features (the engine needs the
+// attributes and feature counts only), through the same checks as the data
+// call (dataAnswer.collect). The engine answers; the per-query datasets its
+// figures used (Insight.Used) that recorded something on the frames are
+// charged in one Charge call, as on the data call. Those the credits do not
+// cover are removed from the inputs (from the datasets and from every
+// frame) and the answer is computed again without them; should the new
+// answer use per-query datasets not yet settled, they are charged in turn.
+// The answer is {"data": Insight} with engine "deterministic", charged and
+// leftOut as on the data call, and no null or empty optional member.
+//
+// Duplicated frameIds are answered once, in the order first asked; an id the
+// grid does not hold reaches the engine as an unknown frame. Store failures,
+// a store answer that breaks the DataStore contract, and a failed Charge are
+// 500 internal; nothing is charged unless Charge itself succeeded, and never
+// for a request whose deadline had passed.
+func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
+	p, err := readInsightBody(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	key, ok := principalOf(w, r)
+	if !ok {
+		s.writeError(w, r, errNoPrincipal)
+		return
+	}
+
+	ans, err := s.readDataAnswer(key, p.frameIDs, false)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req, err := insightRequest(p, &ans)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res := s.answer(req)
+
+	// Charge what the figures used; recompute without what was left out.
+	// Each round settles at least one dataset, so this ends.
+	for {
+		asks := ans.usedPerQuery(res.Used)
+		if len(asks) == 0 {
+			break
+		}
+		leftOut, ok := s.charge(w, r, key, &ans, asks)
+		if !ok {
+			return
+		}
+		if len(leftOut) == 0 {
+			break
+		}
+		req = withoutDatasets(req, leftOut)
+		res = s.answer(req)
+	}
+
+	body, err := encodeInsight(res, &ans)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// insightParams is a checked question body.
+type insightParams struct {
+	frameIDs []uint64 // in the order first asked, each once
+	question string
+	format   string // "answer" or "report"
+	register string // "", "plain" or "gis"
+}
+
+// insightRaw is a question body as decoded, before its values are checked.
+// A nil pointer (or nil FrameIDs) is an absent member.
+type insightRaw struct {
+	FrameIDs []string // non-nil when present, even if empty
+	Question *string
+	Format   *string
+	Register *string
+}
+
+// The members of the question body, for messages.
+const insightMembers = "frameIds, question, format and register"
+
+// bodyExample shows the smallest valid body in messages.
+const bodyExample = `{"frameIds":["4406402"]}`
+
+// readInsightBody checks the request's Content-Type and decodes and checks
+// its body (at most maxInsightBody bytes). Errors are invalid_body, invalid
+// or too_long, with a message that names the member at fault.
+func readInsightBody(w http.ResponseWriter, r *http.Request) (insightParams, error) {
+	if err := checkJSONContentType(r.Header.Values("Content-Type")); err != nil {
+		return insightParams{}, err
+	}
+	raw, err := decodeInsightBody(http.MaxBytesReader(w, r.Body, maxInsightBody))
+	if err != nil {
+		return insightParams{}, err
+	}
+	return raw.params()
+}
+
+// checkJSONContentType accepts no Content-Type, or one application/json
+// (case-insensitive, parameters allowed, a charset only if UTF-8, the only
+// encoding of JSON, RFC 8259). Anything else is invalid_body.
+func checkJSONContentType(vals []string) error {
+	if len(vals) == 0 {
+		return nil
+	}
+	if len(vals) > 1 {
+		return newError(codeInvalidBody, "send one Content-Type header, application/json")
+	}
+	mt, params, err := mime.ParseMediaType(vals[0])
+	if err != nil {
+		return newError(codeInvalidBody, "the Content-Type "+quoteInput(vals[0])+" is not a media type; the body is JSON: send Content-Type: application/json")
+	}
+	if mt != "application/json" {
+		return newError(codeInvalidBody, "the body must be JSON sent as Content-Type: application/json, not "+quoteInput(mt))
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return newError(codeInvalidBody, "the body must be UTF-8 JSON; the Content-Type names charset "+quoteInput(cs))
+	}
+	return nil
+}
+
+// decodeInsightBody decodes a question body strictly: exactly one JSON
+// object and nothing after it but white space; members named exactly
+// (case-sensitive) frameIds, question, format or register, each at most
+// once; frameIds an array of strings, the others strings; no null. Every
+// breach is invalid_body, naming the member when there is one; a body
+// over the reader's limit (an *http.MaxBytesError) too. It does not check
+// the values (see insightRaw.params).
+func decodeInsightBody(body io.Reader) (insightRaw, error) {
+	var raw insightRaw
+	dec := json.NewDecoder(body)
+	tok, err := dec.Token()
+	if err != nil {
+		if err == io.EOF {
+			return raw, newError(codeInvalidBody, "the body is empty: send a JSON object such as "+bodyExample)
+		}
+		return raw, bodyError(err, "")
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return raw, newError(codeInvalidBody, "the body must be a JSON object such as "+bodyExample+"; it is "+tokenKind(tok))
+	}
+	var seen [4]bool
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return raw, bodyError(err, "")
+		}
+		name, _ := tok.(string) // a key inside an object is always a string
+		slot := slices.Index([]string{"frameIds", "question", "format", "register"}, name)
+		if slot < 0 {
+			return raw, newError(codeInvalidBody, "the body has an unknown member "+quoteInput(name)+"; its members are "+insightMembers)
+		}
+		if seen[slot] {
+			return raw, newError(codeInvalidBody, "the body has the member "+name+" twice; give it once")
+		}
+		seen[slot] = true
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return raw, bodyError(err, name)
+		}
+		v = bytes.TrimLeft(v, " \t\r\n")
+		if name == "frameIds" {
+			if raw.FrameIDs, err = decodeFrameIDs(v); err != nil {
+				return raw, err
+			}
+			continue
+		}
+		str, err := decodeString(name, v)
+		if err != nil {
+			return raw, err
+		}
+		switch name {
+		case "question":
+			raw.Question = &str
+		case "format":
+			raw.Format = &str
+		default:
+			raw.Register = &str
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return raw, bodyError(err, "")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return raw, bodyError(err, "")
+		}
+		return raw, newError(codeInvalidBody, "the body holds more after its JSON object; send exactly one object")
+	}
+	return raw, nil
+}
+
+// decodeFrameIDs decodes the value of frameIds: an array of strings.
+func decodeFrameIDs(v json.RawMessage) ([]string, error) {
+	if len(v) == 0 || v[0] != '[' {
+		return nil, newError(codeInvalidBody, `frameIds must be an array of frame ids as strings, e.g. ["4406402"]; it is `+valueKind(v))
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(v, &elems); err != nil {
+		return nil, bodyError(err, "frameIds") // cannot happen: the decoder checked v
+	}
+	ids := make([]string, len(elems))
+	for i, e := range elems {
+		e = bytes.TrimLeft(e, " \t\r\n")
+		if len(e) == 0 || e[0] != '"' {
+			return nil, newError(codeInvalidBody, "frameIds["+strconv.Itoa(i)+`] must be a frame id as a string, e.g. "4406402"; it is `+valueKind(e))
+		}
+		if err := json.Unmarshal(e, &ids[i]); err != nil {
+			return nil, bodyError(err, "frameIds")
+		}
+	}
+	return ids, nil
+}
+
+// decodeString decodes the value of a string member.
+func decodeString(name string, v json.RawMessage) (string, error) {
+	if len(v) == 0 || v[0] != '"' {
+		return "", newError(codeInvalidBody, name+" must be a string; it is "+valueKind(v))
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", bodyError(err, name)
+	}
+	return s, nil
+}
+
+// bodyError turns an error of reading or parsing the body into
+// invalid_body, naming member when it is not "".
+func bodyError(err error, member string) error {
+	where := "the body"
+	if member != "" {
+		where = "the value of " + member
+	}
+	var mbe *http.MaxBytesError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &mbe):
+		return newError(codeInvalidBody, "the body is over 1 MiB ("+strconv.Itoa(maxInsightBody)+" bytes); send at most 50 frame ids and a question of at most 1,000 characters")
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return newError(codeInvalidBody, where+" ends before its JSON is complete")
+	case errors.As(err, &se):
+		return newError(codeInvalidBody, where+" is not valid JSON at byte offset "+strconv.FormatInt(se.Offset, 10)+": "+se.Error())
+	}
+	return newError(codeInvalidBody, "the body could not be read completely")
+}
+
+// tokenKind names the kind of a JSON token that starts a value.
+func tokenKind(tok json.Token) string {
+	switch t := tok.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64, json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case json.Delim:
+		if t == '[' {
+			return "an array"
+		}
+	}
+	return "not a JSON value"
+}
+
+// valueKind names the kind of a JSON value from its first byte.
+func valueKind(v []byte) string {
+	if len(v) == 0 {
+		return "missing"
+	}
+	switch v[0] {
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	case '"':
+		return "a string"
+	case '[':
+		return "an array"
+	case '{':
+		return "an object"
+	}
+	return "a number"
+}
+
+// params checks the decoded values (contract §4) in the order frameIds,
+// question, format, register: frameIds required, 1 to 50 ids counted before
+// duplicates are removed, each 1 to 20 ASCII digits fitting 64 bits
+// (invalid); question at most 1,000 code points (too_long); format
+// "answer" (the default) or "report", register "plain" or "gis" (invalid
+// otherwise, an empty string included). The ids are returned in the order
+// first asked, each once.
+func (raw insightRaw) params() (insightParams, error) {
+	p := insightParams{format: "answer"}
+	switch n := len(raw.FrameIDs); {
+	case raw.FrameIDs == nil:
+		return p, newError(codeInvalid, "frameIds is required: give 1 to "+strconv.Itoa(maxInsightFrames)+" frame ids as strings, e.g. "+bodyExample)
+	case n == 0:
+		return p, newError(codeInvalid, "frameIds is empty: give 1 to "+strconv.Itoa(maxInsightFrames)+" frame ids as strings, e.g. "+bodyExample)
+	case n > maxInsightFrames:
+		return p, newError(codeInvalid, "frameIds lists "+strconv.Itoa(n)+" ids; at most "+strconv.Itoa(maxInsightFrames)+" are allowed")
+	}
+	p.frameIDs = make([]uint64, 0, len(raw.FrameIDs))
+	for _, s := range raw.FrameIDs {
+		id, ok := parseID(s)
+		if !ok {
+			return p, newError(codeInvalid, "frameIds entry "+quoteInput(s)+" is not a frame id: ids are whole numbers of 1 to 20 digits, at most "+strconv.FormatUint(math.MaxUint64, 10))
+		}
+		if !slices.Contains(p.frameIDs, id) {
+			p.frameIDs = append(p.frameIDs, id)
+		}
+	}
+	if raw.Question != nil {
+		if n := utf8.RuneCountInString(*raw.Question); n > maxQuestionRunes {
+			return p, newError(codeTooLong, "question is "+groupThousands(n)+" characters long; at most 1,000 are allowed")
+		}
+		p.question = *raw.Question
+	}
+	if raw.Format != nil {
+		if f := *raw.Format; f != "answer" && f != "report" {
+			return p, newError(codeInvalid, `format must be "answer" or "report"; got `+quoteInput(f))
+		}
+		p.format = *raw.Format
+	}
+	if raw.Register != nil {
+		if g := *raw.Register; g != "plain" && g != "gis" {
+			return p, newError(codeInvalid, `register must be "plain" or "gis"; got `+quoteInput(g))
+		}
+		p.register = *raw.Register
+	}
+	return p, nil
+}
+
+// groupThousands formats n with comma thousands separators.
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// insightRequest builds the engine's input from the checked body and the
+// checked store answer: the readable datasets in ascending id, and the
+// frames in the order asked with what each dataset records there. A record
+// whose attributes are not a JSON object is a store error (500).
+func insightRequest(p insightParams, ans *dataAnswer) (insight.Request, error) {
+	req := insight.Request{
+		Question: p.question,
+		Format:   p.format,
+		Register: p.register,
+		Datasets: make([]insight.Dataset, len(ans.access)),
+		Frames:   make([]insight.Frame, len(ans.frames)),
+	}
+	for i := range ans.access {
+		d := &ans.access[i].Dataset
+		attrs := make([]insight.Attribute, len(d.Attributes))
+		for k, a := range d.Attributes {
+			attrs[k] = insight.Attribute{Name: a.Name, Label: a.Label, Unit: a.Unit, Type: a.Type,
+				Aggregation: a.Aggregation, Year: a.Year, Aliases: a.Aliases}
+		}
+		req.Datasets[i] = insight.Dataset{ID: d.ID, Name: d.Name, Attributes: attrs, Frames: d.Frames, Features: d.Features}
+	}
+	for i := range ans.frames {
+		f := &ans.frames[i]
+		fr := insight.Frame{ID: strconv.FormatUint(f.id, 10), Known: f.known}
+		if len(f.entries) > 0 {
+			fr.Data = make(map[string]insight.DatasetFrame, len(f.entries))
+		}
+		for _, e := range f.entries {
+			id := ans.access[e.ds].Dataset.ID
+			attrs, err := insightValues(e.attrs)
+			if err != nil {
+				return req, storeError("the attributes of dataset %q on frame %d do not parse: %v", id, f.id, err)
+			}
+			fr.Data[id] = insight.DatasetFrame{Attrs: attrs, FeatureCount: e.count}
+		}
+		req.Frames[i] = fr
+	}
+	return req, nil
+}
+
+// insightValues parses a stored attributes object: numbers become Num
+// (IsNum), strings Str; a member given twice keeps its last value, as
+// encoding/json does. Other values (booleans, null, arrays, objects) and
+// numbers beyond float64 are left out: no figure is computed from them. An
+// empty record is nil. It checks b with json.Valid and then walks it by
+// hand, which costs a fraction of json.Unmarshal into a map (this runs on
+// every record of every question).
+func insightValues(b []byte) (map[string]insight.Value, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	if !json.Valid(b) {
+		return nil, errors.New("not valid JSON")
+	}
+	i := skipSpace(b, 0)
+	if b[i] != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	out := make(map[string]insight.Value, bytes.Count(b, []byte{':'}))
+	i = skipSpace(b, i+1)
+	for b[i] != '}' {
+		name, next, err := jsonString(b, i)
+		if err != nil {
+			return nil, err
+		}
+		i = skipSpace(b, skipSpace(b, next)+1) // past the colon
+		start := i
+		switch c := b[i]; {
+		case c == '"':
+			str, next, err := jsonString(b, i)
+			if err != nil {
+				return nil, err
+			}
+			out[name], i = insight.Value{Str: str}, next
+		case c == '-' || (c >= '0' && c <= '9'):
+			for i < len(b) && strings.IndexByte("+-.eE0123456789", b[i]) >= 0 {
+				i++
+			}
+			if n, err := strconv.ParseFloat(string(b[start:i]), 64); err == nil {
+				out[name] = insight.Value{Num: n, IsNum: true}
+			} else {
+				delete(out, name) // a later duplicate replaces an earlier value
+			}
+		default: // true, false, null, an array or an object: skipped
+			i = skipValue(b, i)
+			delete(out, name)
+		}
+		i = skipSpace(b, i)
+		if b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return out, nil
+}
+
+// skipSpace returns the index of the first byte at or after i in b that is
+// not JSON white space (len(b) at the end).
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// jsonString decodes the JSON string that starts at b[i] (a valid one, as
+// json.Valid checked) and returns it with the index after its closing
+// quote. Strings with escapes or invalid UTF-8 go through encoding/json, so
+// the result is always what json.Unmarshal gives.
+func jsonString(b []byte, i int) (string, int, error) {
+	end, plain := i+1, true
+	for ; b[end] != '"'; end++ {
+		if b[end] == '\\' {
+			plain = false
+			end++
+		}
+	}
+	raw := b[i : end+1]
+	if plain && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1]), end + 1, nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, end + 1, err
+}
+
+// skipValue returns the index just after the literal, array or object that
+// starts at b[i] (valid JSON, as json.Valid checked).
+func skipValue(b []byte, i int) int {
+	if b[i] != '[' && b[i] != '{' {
+		for i < len(b) && b[i] >= 'a' && b[i] <= 'z' {
+			i++
+		}
+		return i
+	}
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			_, next, _ := jsonString(b, i)
+			i = next - 1
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return i
+}
+
+// usedPerQuery returns the per-query datasets among used (the engine's
+// Insight.Used) that recorded something on the frames and are neither
+// charged nor left out yet, ascending id, with their prices: what Charge
+// is asked next. Ids that are not readable are ignored.
+func (a *dataAnswer) usedPerQuery(used []string) []bolt.DatasetPrice {
+	var asks []bolt.DatasetPrice
+	for i := range a.access {
+		st := a.state[i]
+		d := &a.access[i].Dataset
+		if a.access[i].PerQuery && st.contributed && !st.charged && !st.leftOut && slices.Contains(used, d.ID) {
+			asks = append(asks, bolt.DatasetPrice{ID: d.ID, Price: d.Price})
+		}
+	}
+	return asks
+}
+
+// withoutDatasets returns req without the datasets ids: neither among the
+// datasets nor on any frame. The frames' maps are changed in place (the
+// engine keeps nothing of a request it answered).
+func withoutDatasets(req insight.Request, ids []string) insight.Request {
+	req.Datasets = slices.DeleteFunc(slices.Clone(req.Datasets), func(d insight.Dataset) bool {
+		return slices.Contains(ids, d.ID)
+	})
+	for _, f := range req.Frames {
+		for _, id := range ids {
+			delete(f.Data, id)
+		}
+	}
+	return req
+}
+
+// insightJSON is the data of a question answer.
+type insightJSON struct {
+	insight.Insight
+	Engine  string        `json:"engine"`
+	Charged []string      `json:"charged,omitempty"`
+	LeftOut []leftOutJSON `json:"leftOut,omitempty"`
+}
+
+// leftOutJSON is an entry of leftOut, as on the data call.
+type leftOutJSON struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// encodeInsight returns the whole response body for res: {"data": ...}
+// with engine "deterministic", and charged and leftOut from ans's state in
+// ascending id. Optional members are omitted when empty, never null: a
+// table without columns is dropped and its missing rows become [], and
+// format is dropped: it describes a narrative, which this answer lacks.
+func encodeInsight(res insight.Insight, ans *dataAnswer) ([]byte, error) {
+	out := insightJSON{Insight: res, Engine: engineDeterministic}
+	// The spec puts format "report" on an answer whose narrative is a
+	// sectioned report; a deterministic answer has no narrative at all.
+	out.Format = ""
+	if t := out.Table; t != nil {
+		if len(t.Columns) == 0 {
+			out.Table = nil
+		} else if t.Rows == nil || slices.ContainsFunc(t.Rows, func(row []string) bool { return row == nil }) {
+			rows := make([][]string, len(t.Rows))
+			for i, row := range t.Rows {
+				rows[i] = row
+				if row == nil {
+					rows[i] = []string{}
+				}
+			}
+			out.Table = &insight.Table{Columns: t.Columns, Rows: rows}
+		}
+	}
+	for i, st := range ans.state {
+		d := &ans.access[i].Dataset
+		if st.charged {
+			out.Charged = append(out.Charged, d.ID)
+		}
+		if st.leftOut {
+			out.LeftOut = append(out.LeftOut, leftOutJSON{ID: d.ID, Name: d.Name, Reason: reasonInsufficientCredits})
+		}
+	}
+	var b bytes.Buffer
+	b.Grow(2048)
+	b.WriteString(dataPrefix)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, fmt.Errorf("%w: %v", errEngineAnswer, err)
+	}
+	b.Truncate(b.Len() - 1) // Encode's newline
+	b.WriteString(dataSuffix)
+	return b.Bytes(), nil
+}
