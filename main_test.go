@@ -499,6 +499,7 @@ func TestE2E_Demo(t *testing.T) {
 	if len(fc.Features) != 5000 || !fc.Truncated {
 		t.Fatalf("country box: %d features, truncated %v", len(fc.Features), fc.Truncated)
 	}
+	checkDemoInsight(t, srv, key)
 	srv.stop(t, os.Interrupt)
 
 	// A second run reuses the file and mints a fresh key.
@@ -669,4 +670,67 @@ func TestE2E_OrganisationsWhileServing(t *testing.T) {
 	if out := mustCLI(t, "org", "show", "acme", "--data", data); !strings.Contains(out, "credits: 70") {
 		t.Fatalf("org show without a server:\n%s", out)
 	}
+}
+
+// checkDemoInsight asks the demo about 12 frames of central Lagos and checks
+// the profile's and a measure's figures against the stored values the data
+// call returns for the same frames.
+func checkDemoInsight(t *testing.T, srv *server, key string) {
+	t.Helper()
+	row, col := grid.CellAt(6.4541, 3.3947)
+	var ids []string
+	for r := row; r < row+3; r++ {
+		for c := col; c < col+4; c++ {
+			ids = append(ids, strconv.FormatUint(grid.CellID(r, c), 10))
+		}
+	}
+	d, r := srv.data(t, key, strings.Join(ids, ","))
+	if r.Status != 200 {
+		t.Fatalf("data: %d", r.Status)
+	}
+	var pop, bld float64
+	known := 0
+	for _, f := range d.Frames {
+		if f.BBox != nil {
+			known++ // a frame of the lagoon may lie outside the outline
+		}
+		for _, ds := range f.Datasets {
+			if v, ok := ds.Attributes["population_2020"].(float64); ok {
+				pop += v
+			}
+			if v, ok := ds.Attributes["building_count"].(float64); ok {
+				bld += v
+			}
+		}
+	}
+	frameIDs, _ := json.Marshal(ids)
+	prof, r := srv.ask(t, key, `{"frameIds":`+string(frameIDs)+`}`)
+	if r.Status != 200 || prof.Intent != "frames" {
+		t.Fatalf("profile: %d %+v", r.Status, prof)
+	}
+	facets := map[string]string{}
+	for _, f := range prof.Facets {
+		facets[f.Label] = f.Value
+	}
+	if facets["Areas selected"] != strconv.Itoa(known) || known < 10 || facets["State"] != "Lagos" ||
+		facets["Estimated population (2020)"] != thousands(pop) || facets["Buildings"] != thousands(bld) {
+		t.Fatalf("profile facets %v; stored population %v, buildings %v", facets, pop, bld)
+	}
+	// "people" is a declared alias of the demo's population attribute
+	// (exact); "folks" is matched from the engine's own synonyms (partial).
+	for q, conf := range map[string]string{"How many people live in these areas?": "exact", "how many folks live here": "partial"} {
+		a, _ := srv.ask(t, key, `{"frameIds":`+string(frameIDs)+`,"question":"`+q+`"}`)
+		if a.Intent != "frames_attribute" || a.Confidence != conf || !strings.Contains(a.Headline, thousands(pop)) {
+			t.Fatalf("%q: %+v (stored total %v)", q, a, pop)
+		}
+	}
+}
+
+// thousands formats a whole number with comma separators.
+func thousands(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 0, 64)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
