@@ -1,0 +1,175 @@
+package narrate
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// formatNumber writes v as insight.FormatNumber does (narrate imports
+// nothing of ours): integers without decimals, others with at most two
+// decimals (two significant digits below 1), thousands separators always,
+// "n/a" for NaN and infinities.
+func formatNumber(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	if v == math.Trunc(v) {
+		if v == 0 {
+			return "0"
+		}
+		return groupDigits(strconv.FormatFloat(v, 'f', 0, 64))
+	}
+	a := math.Abs(v)
+	decimals := 2
+	if a < 1 {
+		decimals = min(1-int(math.Floor(math.Log10(a))), 12)
+	}
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if s == "-0" || s == "" {
+		s = "0"
+	}
+	return groupDigits(s)
+}
+
+// groupDigits puts thousands separators into a decimal number.
+func groupDigits(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	intPart, frac := s, ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		intPart, frac = s[:i], s[i:]
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	for i := range len(intPart) {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(intPart[i])
+	}
+	b.WriteString(frac)
+	return b.String()
+}
+
+func TestFormatNumber(t *testing.T) {
+	for v, want := range map[float64]string{
+		0: "0", 12: "12", 1234567: "1,234,567", -1234.5: "-1,234.5", 12.345: "12.35",
+		0.0012345: "0.0012", -0.5: "-0.5", 1e-13: "0", math.NaN(): "n/a", 100: "100",
+	} {
+		if got := formatNumber(v); got != want {
+			t.Errorf("formatNumber(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// checkNumbers asserts what every result of Numbers must satisfy.
+func checkNumbers(t *testing.T, s string, ns []Number) {
+	t.Helper()
+	end := 0
+	for _, n := range ns {
+		if n.Start < end || n.End <= n.Start || n.End > len(s) || s[n.Start:n.End] != n.Text {
+			t.Fatalf("Numbers(%q): bad offsets %+v (previous end %d)", s, n, end)
+		}
+		if math.IsNaN(n.Value) {
+			t.Fatalf("Numbers(%q): NaN in %+v", s, n)
+		}
+		end = n.End
+	}
+}
+
+// FuzzNumbers: Numbers never panics and gives well-formed offsets; a
+// figure formatted as insight formats it is read as exactly its value, as
+// a plain number or a percentage, alone or in a sentence, and Verify of
+// the figure's own text passes.
+func FuzzNumbers(f *testing.F) {
+	for _, seed := range []struct {
+		v      float64
+		prefix string
+	}{
+		{0, ""},                     // zero
+		{12345, "about "},           // a hedge before a grouped number
+		{1234567.891, "- "},         // a list item
+		{-3.5, "fell by "},          // a negative figure
+		{0.0012345, "an index of "}, // small: two significant digits
+		{2020, "## Population in "}, // a year-like value, grouped
+		{433102010, "frame "},       // an id-sized integer
+		{1e21, ""},                  // beyond int64
+		{1e300, ""},                 // hundreds of digits
+		{-1e-13, ""},                // rounds to zero
+		{99.5, "1. "},               // after a list marker
+		{7, "\xff\xfe"},             // after invalid UTF-8
+		{21, "twenty-"},             // after a spelled number and a hyphen
+		{5, "A"},                    // glued to a letter
+	} {
+		f.Add(seed.v, seed.prefix)
+	}
+	f.Fuzz(func(t *testing.T, v float64, prefix string) {
+		checkNumbers(t, prefix, Numbers(prefix))
+		text := formatNumber(v)
+		if text == "n/a" {
+			return
+		}
+		want, err := strconv.ParseFloat(strings.ReplaceAll(text, ",", ""), 64)
+		if err != nil {
+			t.Fatalf("formatted %v as %q: %v", v, text, err)
+		}
+		for _, pct := range []bool{false, true} {
+			fig := text
+			if pct {
+				fig += "%"
+			}
+			ns := Numbers(fig)
+			if len(ns) != 1 || ns[0].Text != fig || ns[0].Value != want || ns[0].Percent != pct {
+				t.Fatalf("Numbers(%q) = %+v, want one figure %v (percent %v)", fig, ns, want, pct)
+			}
+			figs := FiguresFrom([]string{fig}, nil, nil)
+			if v := Verify(fig, figs, false); !v.OK {
+				t.Fatalf("Verify of the figure's own text %q: %s", fig, v.Reason)
+			}
+			sentence := "The 3 frames have a mean of " + fig + " per frame."
+			if v := Verify(sentence, FiguresFrom([]string{"3", fig}, nil, nil), false); !v.OK {
+				t.Fatalf("Verify(%q): %s", sentence, v.Reason)
+			}
+			// After any prefix, Numbers still gives well-formed offsets.
+			s := prefix + fig
+			checkNumbers(t, s, Numbers(s))
+		}
+	})
+}
+
+// FuzzVerify: Verify never panics; wording always passes against the
+// figures read from itself, with every place it names both known and
+// allowed; only empty wording fails then.
+func FuzzVerify(f *testing.F) {
+	for _, seed := range []string{
+		"",
+		"The 2 selected frames hold about 40,000 people (2020).",
+		"## Summary\n- 4,591 buildings\n- Gwale and Dala",
+		"1. one hundred and five\n2) twenty-first\n## 3. a dozen",
+		"45 per cent, 12k, 1.2 million, 3.4 bn, −3.5, 1\u00a0234",
+		"Kano Municipal, Ado-Ekiti, EKITI, kano",
+		"\xff\xfe 人口 ١٢٣ 1e400",
+		strings.Repeat("9", 500),
+		"a an a hundred and and one of the one-off",
+	} {
+		f.Add(seed, false)
+	}
+	places := []string{"Kano", "Kano Municipal", "Ado-Ekiti", "Gwale", "É"}
+	f.Fuzz(func(t *testing.T, wording string, report bool) {
+		_ = Verify(wording, popFigures, report)
+		_ = Verify(wording, Figures{KnownPlaces: places}, report)
+		self := FiguresFrom([]string{wording}, places, places)
+		v := Verify(wording, self, false)
+		if empty := strings.TrimSpace(wording) == ""; v.OK == empty {
+			t.Fatalf("Verify(%q) against its own figures = %+v", wording, v)
+		}
+		if v.OK != (v.Reason == "") {
+			t.Fatalf("Verify(%q) = %+v: a failure needs a reason, a pass none", wording, v)
+		}
+	})
+}
