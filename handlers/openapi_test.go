@@ -530,7 +530,7 @@ func TestOpenAPI_InsightResponses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if strings.Contains(tt.name, "real engine") {
-				skipStubEngine(t)
+				requireEngine(t)
 			}
 			w := postInsight(tt.srv(), tt.body, tt.secret, "application/json")
 			if w.Code != tt.status || !strings.Contains(w.Body.String(), tt.want) {
