@@ -32,6 +32,9 @@
 //	ledger      org id     -> bucket: seq uint64 -> JSON {"seq","time","kind","credits","balance",
 //	                          "note","keyId","dataset","requestId"} (the last four when set)
 //	usage       org id     -> bucket: counter name -> (count uint64, credits uint64)
+//	pending     reservation id uint64 -> JSON {"id","org","keyId","requestId","source","credits",
+//	                          "month","day","time"}: a worded answer reserved, not yet settled
+//	refunded    reservation id uint64 -> time of the refund, RFC 3339 text, UTC
 //	datasets    dataset id -> JSON {"id","name","description","owner","attributes","price",
 //	                          "source","version","frames","features","importedAt"}
 //	licences    org id "/" dataset id -> JSON {"org","dataset","mode","granted"}
@@ -74,6 +77,25 @@
 // a refund takes back exactly what its reservation added; none goes below
 // zero. Usage reads the current month's and day's counters; old periods stay
 // in the file (a few small records per organisation a day).
+//
+// # Worded answers
+//
+// A worded answer is reserved before the model is called (ReserveAnswer),
+// in one transaction that checks the daily ceiling (DailyCeiling, UTC day),
+// then takes it from the plan's monthly allowance (UTC month) or else from
+// the credits (a ledger entry of kind "answer"), counts it in the month's
+// and the day's "answers:" counters, and writes a pending record numbered
+// from the pending bucket's sequence. CommitAnswer deletes the record when
+// the wording was delivered; RefundAnswer, when it was not, deletes it,
+// takes back exactly what the reservation added (a ledger entry of kind
+// "refund" for credits) and records the id in refunded, so that a
+// reservation is settled once: committing again does nothing, while a
+// second refund, or a refund after a commit or a commit after a refund,
+// is ErrNotFound (an id up to the sequence that is neither pending nor
+// refunded was committed). RecoverPending refunds every pending record and
+// is run when the server starts: an answer reserved before a crash was
+// never delivered. Both buckets are made by the first write that needs
+// them; refunded keeps one small record per refund.
 //
 // # Datasets
 //
