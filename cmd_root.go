@@ -10,6 +10,9 @@ import (
 const (
 	envData = "FRAMEINDEX_DATA"
 	envAddr = "FRAMEINDEX_ADDR"
+
+	envOllamaHost = "OLLAMA_HOST"
+	envModel      = "FRAMEINDEX_MODEL"
 )
 
 func envOr(name, def string) string {

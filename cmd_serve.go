@@ -18,6 +18,7 @@ import (
 	"frameindex/handlers"
 	"frameindex/index"
 	"frameindex/limiter"
+	"frameindex/narrate"
 	"github.com/spf13/cobra"
 )
 
@@ -27,12 +28,20 @@ type serveOptions struct {
 	LogFormat  string
 	CPUProfile string
 	Limits     limiter.Config
+
+	OllamaHost    string
+	Model         string
+	AnswerCredits int64
 }
 
 func (o *serveOptions) AddFlags(cmd *cobra.Command) {
 	addDataFlag(cmd, &o.Data)
 	cmd.Flags().StringVar(&o.Addr, "addr", envOr(envAddr, "127.0.0.1:8080"), "listen address (env "+envAddr+")")
 	cmd.Flags().StringVar(&o.LogFormat, "log-format", "json", "log format on stderr: json or text")
+	cmd.Flags().StringVar(&o.OllamaHost, "ollama-host", envOr(envOllamaHost, "127.0.0.1:11434"),
+		"Ollama server that words answers (env "+envOllamaHost+"); the only network peer the binary calls")
+	cmd.Flags().StringVar(&o.Model, "model", envOr(envModel, "llama3.2:3b"), "Ollama model that words answers (env "+envModel+"); empty: no wording")
+	cmd.Flags().Int64Var(&o.AnswerCredits, "answer-credits", 1, "credits a worded answer beyond the plan's allowance costs")
 	o.Limits = limiter.DefaultConfig()
 	for _, b := range []struct {
 		name, per string
@@ -188,14 +197,28 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	if err := o.Limits.Validate(); err != nil {
 		return err
 	}
+	// Worded answers reserved before a crash were never delivered.
+	if n, err := store.RecoverPending(time.Now().UTC()); err != nil {
+		return err
+	} else if n > 0 {
+		log.Warn("refunded worded answers reserved before the last stop and never delivered", "count", n)
+	}
+	narrator := connectModel(ctx, o, log)
 	lim := limiter.New(o.Limits, limiter.NewMemory(o.Limits), nil)
-	h := handlers.New(handlers.Config{
+	cfg := handlers.Config{
 		Frames:  func() handlers.FrameIndex { return l.frames.Load() },
 		Keys:    func() handlers.KeyLookup { return l.keys.Load() },
 		Logger:  log,
 		Limiter: lim,
 		Data:    store,
-	})
+
+		Allowance:     store,
+		AnswerCredits: o.AnswerCredits,
+	}
+	if narrator != nil {
+		cfg.Narrator = narrator
+	}
+	h := handlers.New(cfg)
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.Addr, err)
@@ -223,4 +246,27 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// connectModel returns the client of the model that words answers, or nil
+// (every answer deterministic) when none is configured or it cannot be
+// reached with the model present; either way the log says so.
+func connectModel(ctx context.Context, o serveOptions, log *slog.Logger) *narrate.Client {
+	if o.Model == "" {
+		log.Info("no model configured: answers are deterministic")
+		return nil
+	}
+	client, err := narrate.NewClient(o.OllamaHost, o.Model, nil)
+	if err != nil {
+		log.Warn("no model: answers are deterministic", "error", err.Error())
+		return nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := client.Check(cctx); err != nil {
+		log.Warn("no model: answers are deterministic", "error", err.Error())
+		return nil
+	}
+	log.Info("model ready: answers are worded and every number checked", "model", o.Model, "host", client.Host())
+	return client
 }

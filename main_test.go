@@ -67,7 +67,7 @@ func (s *syncBuffer) String() string {
 func cli(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	cmd := exec.Command(binPath, args...)
-	cmd.Env = append(os.Environ(), "FRAMEINDEX_DATA=", "FRAMEINDEX_ADDR=")
+	cmd.Env = append(os.Environ(), "FRAMEINDEX_DATA=", "FRAMEINDEX_ADDR=", "OLLAMA_HOST=127.0.0.1:1")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -107,7 +107,7 @@ var servingLine = regexp.MustCompile(`serving (\d+) frames on (http://\S+)`)
 func startServer(t *testing.T, args ...string) *server {
 	t.Helper()
 	cmd := exec.Command(binPath, args...)
-	cmd.Env = append(os.Environ(), "FRAMEINDEX_DATA=", "FRAMEINDEX_ADDR=")
+	cmd.Env = append(os.Environ(), "FRAMEINDEX_DATA=", "FRAMEINDEX_ADDR=", "OLLAMA_HOST=127.0.0.1:1")
 	s := &server{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
 	pr, pw := io.Pipe()
 	cmd.Stdout = io.MultiWriter(s.stdout, pw)

@@ -27,7 +27,10 @@ const (
 
 // engineDeterministic is the engine of every answer this call gives until a
 // model words them: the computed figures and sentence only.
-const engineDeterministic = "deterministic"
+const (
+	engineDeterministic = "deterministic"
+	engineLLM           = "llm"
+)
 
 // errEngineAnswer is the cause of a 500 when the engine's answer cannot be
 // encoded (it holds a value JSON cannot carry).
@@ -97,7 +100,8 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 		res = s.answer(req)
 	}
 
-	body, err := encodeInsight(res, &ans)
+	wd := s.word(w, r, key, p, res)
+	body, err := encodeInsight(res, &ans, wd)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -572,9 +576,12 @@ func withoutDatasets(req insight.Request, ids []string) insight.Request {
 // insightJSON is the data of a question answer.
 type insightJSON struct {
 	insight.Insight
-	Engine  string        `json:"engine"`
-	Charged []string      `json:"charged,omitempty"`
-	LeftOut []leftOutJSON `json:"leftOut,omitempty"`
+	Narrative string        `json:"narrative,omitempty"`
+	Engine    string        `json:"engine"`
+	Model     string        `json:"model,omitempty"`
+	Notice    string        `json:"notice,omitempty"`
+	Charged   []string      `json:"charged,omitempty"`
+	LeftOut   []leftOutJSON `json:"leftOut,omitempty"`
 }
 
 // leftOutJSON is an entry of leftOut, as on the data call.
@@ -589,11 +596,17 @@ type leftOutJSON struct {
 // ascending id. Optional members are omitted when empty, never null: a
 // table without columns is dropped and its missing rows become [], and
 // format is dropped: it describes a narrative, which this answer lacks.
-func encodeInsight(res insight.Insight, ans *dataAnswer) ([]byte, error) {
-	out := insightJSON{Insight: res, Engine: engineDeterministic}
+func encodeInsight(res insight.Insight, ans *dataAnswer, wd wording) ([]byte, error) {
+	out := insightJSON{Insight: res, Engine: engineDeterministic, Notice: wd.notice}
 	// The spec puts format "report" on an answer whose narrative is a
 	// sectioned report; a deterministic answer has no narrative at all.
 	out.Format = ""
+	if wd.narrative != "" {
+		out.Narrative, out.Engine, out.Model = wd.narrative, engineLLM, wd.model
+		if wd.report {
+			out.Format = "report"
+		}
+	}
 	if t := out.Table; t != nil {
 		if len(t.Columns) == 0 {
 			out.Table = nil

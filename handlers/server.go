@@ -47,6 +47,15 @@ type Config struct {
 	// /v1/frames/data; *bolt.Store implements it. nil makes that call
 	// answer 500 internal (logged).
 	Data DataStore
+	// Narrator words computed answers (a local model); nil means every
+	// answer is deterministic. Allowance must be set with it.
+	Narrator Narrator
+	// Allowance reserves, commits and refunds worded answers;
+	// *bolt.Store implements it.
+	Allowance Allowance
+	// AnswerCredits is what a worded answer beyond the plan's allowance
+	// costs; 0 means 1.
+	AnswerCredits int64
 }
 
 // DefaultRequestTimeout is the per-request budget of the spec.
@@ -63,6 +72,10 @@ type Server struct {
 	timeout time.Duration
 	limiter RateLimiter
 	data    DataStore
+
+	narrator      Narrator
+	allowance     Allowance
+	answerCredits int64
 
 	// answer computes a question's answer: insight.Answer, replaced in
 	// tests to check what the handler gives it and does with its answer.
@@ -93,6 +106,16 @@ func New(cfg Config) *Server {
 		limiter: cfg.Limiter,
 		data:    cfg.Data,
 		answer:  insight.Answer,
+
+		narrator:      cfg.Narrator,
+		allowance:     cfg.Allowance,
+		answerCredits: cfg.AnswerCredits,
+	}
+	if s.allowance == nil {
+		s.narrator = nil // never word an answer that cannot be counted
+	}
+	if s.answerCredits <= 0 {
+		s.answerCredits = 1
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

@@ -1,0 +1,192 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"frameindex/bolt"
+	"frameindex/insight"
+	"frameindex/narrate"
+)
+
+// Narrator words computed answers; *narrate.Client implements it.
+type Narrator interface {
+	Model() string
+	Word(ctx context.Context, p narrate.Prompt, maxTokens int) (string, error)
+}
+
+// Allowance counts worded answers against an organisation's monthly
+// allowance, then its credits, under the daily ceiling; *bolt.Store
+// implements it. Each call is one transaction.
+type Allowance interface {
+	ReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (bolt.Reservation, error)
+	CommitAnswer(r bolt.Reservation) error
+	RefundAnswer(r bolt.Reservation, now time.Time) error
+}
+
+// Bounds of the wording step.
+const (
+	// wordingTimeout is the most the model may take; the request's own
+	// budget, less wordingMargin for everything after, may cut it shorter.
+	wordingTimeout = 20 * time.Second
+	wordingMargin  = 2 * time.Second
+	answerTokens   = 400
+	reportTokens   = 900
+)
+
+// noticeNoAllowance is the answer's notice when nothing covers a worded
+// answer (spec, Insight rule 3).
+const noticeNoAllowance = "This answer is not worded: the organisation's monthly allowance of worded answers and its credits are spent (or today's ceiling is reached). The figures stand."
+
+// wording is what the wording step adds to an answer: a narrative and the
+// model that wrote it, or a notice, or nothing.
+type wording struct {
+	narrative string
+	model     string
+	report    bool
+	notice    string
+}
+
+// word has the model put res into words, when a model is configured and
+// something was computed: reserve a worded answer, call the model within
+// the request's budget, check every number and the report's shape against
+// the figures, then commit the reservation, or refund it when the model
+// failed or its wording was discarded. The outcome is logged with its
+// reason, never with the question.
+func (s *Server) word(w http.ResponseWriter, r *http.Request, key bolt.Key, p insightParams, res insight.Insight) wording {
+	if s.narrator == nil || res.Confidence == insight.ConfidenceUnknown || res.Headline == "" {
+		return wording{}
+	}
+	now := s.now()
+	rsv, err := s.allowance.ReserveAnswer(key.OrgID, key.ID, requestIDOf(w), s.answerCredits, now)
+	if errors.Is(err, bolt.ErrNoAllowance) {
+		return wording{notice: noticeNoAllowance}
+	}
+	if err != nil {
+		s.logWording(r, w, "reserve failed", err.Error())
+		return wording{}
+	}
+	report := p.format == "report"
+	text, reason := s.callModel(r.Context(), res, p, report)
+	if reason == "" {
+		if v := narrate.Verify(text, figuresOf(res), report); !v.OK {
+			reason = "wording discarded: " + v.Reason
+		}
+	}
+	if reason != "" {
+		if err := s.allowance.RefundAnswer(rsv, s.now()); err != nil {
+			s.logWording(r, w, "refund failed", err.Error())
+		}
+		s.logWording(r, w, reason, "")
+		return wording{}
+	}
+	if err := s.allowance.CommitAnswer(rsv); err != nil {
+		// The reservation stays pending and is refunded at the next start:
+		// do not show wording that was not counted.
+		s.logWording(r, w, "commit failed", err.Error())
+		return wording{}
+	}
+	return wording{narrative: strings.TrimSpace(text), model: s.narrator.Model(), report: report}
+}
+
+// callModel asks the model for the wording within the request's budget and
+// returns it, or the reason it failed.
+func (s *Server) callModel(ctx context.Context, res insight.Insight, p insightParams, report bool) (string, string) {
+	limit := wordingTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		limit = min(limit, time.Until(dl)-wordingMargin)
+	}
+	if limit <= 0 {
+		return "", "no time left for the model"
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	tokens := answerTokens
+	if report {
+		tokens = reportTokens
+	}
+	text, err := s.narrator.Word(ctx, promptOf(res, p, report), tokens)
+	if err != nil {
+		return "", "model failed: " + err.Error()
+	}
+	return text, ""
+}
+
+// promptOf gives the model the computed figures only.
+func promptOf(res insight.Insight, p insightParams, report bool) narrate.Prompt {
+	pr := narrate.Prompt{Headline: res.Headline, Register: res.Register, Report: report}
+	if pr.Register == "" {
+		pr.Register = p.register
+	}
+	for _, f := range res.Facets {
+		pr.Facets = append(pr.Facets, [2]string{f.Label, f.Value})
+	}
+	if res.Table != nil {
+		pr.Table = append(pr.Table, res.Table.Columns)
+		pr.Table = append(pr.Table, res.Table.Rows...)
+	}
+	for _, src := range res.Sources {
+		name := src.LayerName
+		if src.Label != "" {
+			name += ": " + src.Label
+		}
+		pr.Sources = append(pr.Sources, name)
+	}
+	return pr
+}
+
+// figuresOf collects what the wording may state: every number of the
+// headline, detail, facets and table, and the place names among the facets
+// of the administrative levels.
+func figuresOf(res insight.Insight) narrate.Figures {
+	texts := []string{res.Headline, res.Detail}
+	var places []string
+	for _, f := range res.Facets {
+		texts = append(texts, f.Label, f.Value)
+		switch f.Label {
+		case "State", "Local government area", "Ward":
+			places = append(places, placeNames(f.Value)...)
+		}
+	}
+	if res.Table != nil {
+		texts = append(texts, res.Table.Columns...)
+		for _, row := range res.Table.Rows {
+			texts = append(texts, row...)
+		}
+	}
+	for _, src := range res.Sources {
+		texts = append(texts, src.LayerName, src.Label)
+	}
+	texts = append(texts, res.FrameIDs...)
+	return narrate.FiguresFrom(texts, places, nil)
+}
+
+// placeNames reads the names of a summarised facet value: "Kano, Jigawa
+// (2 states)", "Kano, Jigawa, Katsina and 4 more (7 states)".
+func placeNames(v string) []string {
+	if i := strings.Index(v, " ("); i >= 0 {
+		v = v[:i]
+	}
+	if i := strings.Index(v, " and "); i >= 0 {
+		v = v[:i]
+	}
+	var out []string
+	for _, n := range strings.Split(v, ", ") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (s *Server) logWording(r *http.Request, w http.ResponseWriter, msg, detail string) {
+	attrs := []slog.Attr{slog.String("id", requestIDOf(w))}
+	if detail != "" {
+		attrs = append(attrs, slog.String("error", detail))
+	}
+	s.logger.LogAttrs(r.Context(), slog.LevelWarn, "wording: "+msg, attrs...)
+}
