@@ -106,6 +106,38 @@ type live struct {
 	log    *slog.Logger
 	frames atomic.Pointer[index.Index]
 	keys   atomic.Pointer[bolt.Keyring]
+	places atomic.Pointer[[]string]
+	// wording is set when a model words answers: only then are place
+	// names needed.
+	wording bool
+}
+
+// placeAttributes are the attribute names whose values are place names.
+var placeAttributes = []string{"state", "lga", "ward"}
+
+// loadPlaces reads every known place name in the background: it takes
+// about a second on a national dataset, too long to hold up start-up or an
+// admin command. Until it is done the wording check skips place names.
+func (l *live) loadPlaces() {
+	if !l.wording {
+		return
+	}
+	go func() {
+		names, err := l.store.CategoryValues(placeAttributes)
+		if err != nil {
+			l.log.Error("reading place names failed; the wording check skips place names", "err", err)
+			return
+		}
+		l.places.Store(&names)
+		l.log.Info("place names loaded for the wording check", "count", len(names))
+	}()
+}
+
+func (l *live) placeNames() []string {
+	if p := l.places.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 func (l *live) loadGrid() (*index.Index, error) {
@@ -139,6 +171,8 @@ func (l *live) changed(c admin.Change) {
 	switch c {
 	case admin.ChangeKeys:
 		err = l.loadKeys()
+	case admin.ChangeDatasets:
+		l.loadPlaces()
 	case admin.ChangeGrid:
 		var ix *index.Index
 		if ix, err = l.loadGrid(); err == nil {
@@ -204,6 +238,10 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 		log.Warn("refunded worded answers reserved before the last stop and never delivered", "count", n)
 	}
 	narrator := connectModel(ctx, o, log)
+	if narrator != nil {
+		l.wording = true
+		l.loadPlaces()
+	}
 	lim := limiter.New(o.Limits, limiter.NewMemory(o.Limits), nil)
 	cfg := handlers.Config{
 		Frames:  func() handlers.FrameIndex { return l.frames.Load() },
@@ -214,6 +252,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 
 		Allowance:     store,
 		AnswerCredits: o.AnswerCredits,
+		Places:        l.placeNames,
 	}
 	if narrator != nil {
 		cfg.Narrator = narrator

@@ -28,14 +28,20 @@ func TestE2E_Wording(t *testing.T) {
 	pop := writeFile(t, dir, "pop.csv", fmt.Sprintf("frame_id,population_2020\n%d,12000\n%d,345\n", id1, id2))
 	mustCLI(t, "import", "--data", data, "--dataset", "population", "--owner", "acme", "--csv", pop,
 		"--attr", "population_2020:number:sum:people:2020:Estimated population")
+	states := writeFile(t, dir, "states.csv", fmt.Sprintf("frame_id,state\n%d,Kano\n%d,Kaduna\n", id1, id2+5))
+	mustCLI(t, "import", "--data", data, "--dataset", "admin", "--owner", "acme", "--csv", states, "--attr", "state:category")
 	flags := []string{"serve", "--data", data, "--addr", "127.0.0.1:0", "--ollama-host", model.URL(), "--model", ollamatest.DefaultModel,
 		"--limit-insight-burst", "0", "--limit-key-burst", "100000", "--limit-key-rate", "600000"}
 	srv := startServer(t, flags...)
-	if !strings.Contains(srv.stderr.String(), "model ready") {
-		time.Sleep(300 * time.Millisecond) // the log is flushed every 200 ms
-		if !strings.Contains(srv.stderr.String(), "model ready") {
-			t.Fatalf("the server does not report the model:\n%s", srv.stderr)
+	// The log is flushed every 200 ms; place names load in the background.
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(srv.stderr.String(), "place names loaded"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server does not report the model and its place names:\n%s", srv.stderr)
 		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(srv.stderr.String(), "model ready") {
+		t.Fatalf("no model ready line:\n%s", srv.stderr)
 	}
 	_, key := mintKey(t, data, "acme", "analyst")
 	body := fmt.Sprintf(`{"frameIds":["%d","%d"],"question":"total population"}`, id1, id2)
@@ -49,6 +55,10 @@ func TestE2E_Wording(t *testing.T) {
 	model.SetReply("About 13,500 people live in the 2 selected frames.")
 	if a, r := srv.ask(t, key, body); a.Engine != "deterministic" || strings.Contains(string(r.Data), "narrative") {
 		t.Fatalf("a wrong number was not discarded: %s", r.Data)
+	}
+	model.SetReply("About 12,000 people live in the 2 selected frames of Kaduna.")
+	if a, r := srv.ask(t, key, body); a.Engine != "deterministic" {
+		t.Fatalf("an invented place name was not discarded: %s", r.Data)
 	}
 	model.SetReply("Roughly 12,345 people (2020).")
 	model.SetFail(500, "out of memory")

@@ -56,6 +56,10 @@ type Config struct {
 	// AnswerCredits is what a worded answer beyond the plan's allowance
 	// costs; 0 means 1.
 	AnswerCredits int64
+	// Places returns every state, LGA and ward name the service knows, so
+	// that wording naming a place outside the figures is discarded; nil or
+	// an empty list skips that check.
+	Places func() []string
 }
 
 // DefaultRequestTimeout is the per-request budget of the spec.
@@ -76,6 +80,7 @@ type Server struct {
 	narrator      Narrator
 	allowance     Allowance
 	answerCredits int64
+	places        func() []string
 
 	// answer computes a question's answer: insight.Answer, replaced in
 	// tests to check what the handler gives it and does with its answer.
@@ -110,6 +115,10 @@ func New(cfg Config) *Server {
 		narrator:      cfg.Narrator,
 		allowance:     cfg.Allowance,
 		answerCredits: cfg.AnswerCredits,
+		places:        cfg.Places,
+	}
+	if s.places == nil {
+		s.places = func() []string { return nil }
 	}
 	if s.allowance == nil {
 		s.narrator = nil // never word an answer that cannot be counted

@@ -73,7 +73,7 @@ func (s *Server) word(w http.ResponseWriter, r *http.Request, key bolt.Key, p in
 	report := p.format == "report"
 	text, reason := s.callModel(r.Context(), res, p, report)
 	if reason == "" {
-		if v := narrate.Verify(text, figuresOf(res), report); !v.OK {
+		if v := narrate.Verify(text, figuresOf(res, s.places()), report); !v.OK {
 			reason = "wording discarded: " + v.Reason
 		}
 	}
@@ -141,8 +141,9 @@ func promptOf(res insight.Insight, p insightParams, report bool) narrate.Prompt 
 
 // figuresOf collects what the wording may state: every number of the
 // headline, detail, facets and table, and the place names among the facets
-// of the administrative levels.
-func figuresOf(res insight.Insight) narrate.Figures {
+// of the administrative levels; known is every place name the service
+// knows, against which invented ones are spotted.
+func figuresOf(res insight.Insight, known []string) narrate.Figures {
 	texts := []string{res.Headline, res.Detail}
 	var places []string
 	for _, f := range res.Facets {
@@ -162,7 +163,7 @@ func figuresOf(res insight.Insight) narrate.Figures {
 		texts = append(texts, src.LayerName, src.Label)
 	}
 	texts = append(texts, res.FrameIDs...)
-	return narrate.FiguresFrom(texts, places, nil)
+	return narrate.FiguresFrom(texts, places, known)
 }
 
 // placeNames reads the names of a summarised facet value: "Kano, Jigawa

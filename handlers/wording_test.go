@@ -72,6 +72,7 @@ func wordingServer(t *testing.T, model *ollamatest.Server, allow *fakeAllowance,
 		Frames: func() FrameIndex { return abuja }, Keys: func() KeyLookup { return dataKeys },
 		Data: insightStore(10).fake(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Narrator: client, Allowance: allow, RequestTimeout: timeout,
+		Places: func() []string { return []string{"Kaduna", "Kano", "Lagos"} },
 	})
 	s.answer = fixedAnswer
 	return s
@@ -118,6 +119,7 @@ func TestServer_Wording(t *testing.T) {
 	}{
 		{"kept", body, "About 12,000 people live in the 2 frames of Kano (2020 estimate).", 0, 0, nil, "llm", false, 1, 0},
 		{"one wrong number", body, "About 13,500 people live in the 2 frames.", 0, 0, nil, "deterministic", false, 0, 1},
+		{"an invented place", body, "The 2 frames in Kaduna hold 12,345 people.", 0, 0, nil, "deterministic", false, 0, 1},
 		{"model fails", body, "", 500, 0, nil, "deterministic", false, 0, 1},
 		{"model slower than the budget", body, "12,345 people.", 0, 10 * time.Second, nil, "deterministic", false, 0, 1},
 		{"report kept", report, "## Population\n\n- 12,345 people live in the 2 selected frames (2020).", 0, 0, nil, "llm", false, 1, 0},
