@@ -116,6 +116,8 @@ Try:
   curl -H "Authorization: Bearer %s" "%s/v1/frames/at?lat=6.4541&lon=3.3947"
   curl -H "Authorization: Bearer %s" "%s/v1/frames?bbox=7.45,9.05,7.50,9.08&limit=5"
   curl -H "Authorization: Bearer %s" "%s/v1/frames/data?ids=433102007,433102008"
+  curl -H "Authorization: Bearer %s" -H "Content-Type: application/json" \
+    -d '{"frameIds":["433102007","433102008"],"question":"How many people live here?"}' %s/v1/frames/insight
   curl "%s/openapi.json"
 
 The demo datasets are SYNTHETIC (see the README). The night-lights dataset
@@ -123,5 +125,5 @@ belongs to "geodata" and is licensed to "demo" per query: each data call it
 contributes to costs 1 of the 50 demo credits, then it is left out.
 
 Stop with Ctrl-C.
-`, frames, base, secret, secret, base, secret, base, secret, base, base)
+`, frames, base, secret, secret, base, secret, base, secret, base, secret, base, base)
 }
