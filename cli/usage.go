@@ -1,10 +1,11 @@
-package main
+package cli
 
 import (
 	"fmt"
 
 	"frameindex/admin"
 	"frameindex/bolt"
+
 	"github.com/spf13/cobra"
 )
 

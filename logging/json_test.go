@@ -1,4 +1,4 @@
-package main
+package logging
 
 import (
 	"bytes"
@@ -38,7 +38,7 @@ func TestFastJSONHandler_MatchesJSONHandler(t *testing.T) {
 				var fast, std bytes.Buffer
 				r := slog.NewRecord(at, level, tc.msg, 0)
 				r.AddAttrs(tc.attrs...)
-				if err := newFastJSONHandler(&fast, nil).Handle(context.Background(), r); err != nil {
+				if err := NewJSONHandler(&fast, nil).Handle(context.Background(), r); err != nil {
 					t.Fatal(err)
 				}
 				if err := slog.NewJSONHandler(&std, nil).Handle(context.Background(), r); err != nil {
@@ -54,7 +54,7 @@ func TestFastJSONHandler_MatchesJSONHandler(t *testing.T) {
 
 func TestFastJSONHandler_LevelAndDerived(t *testing.T) {
 	var buf bytes.Buffer
-	h := newFastJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn})
+	h := NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn})
 	if h.Enabled(context.Background(), slog.LevelInfo) || !h.Enabled(context.Background(), slog.LevelError) {
 		t.Fatal("level not honoured")
 	}
@@ -71,7 +71,7 @@ func BenchmarkAccessLine(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		h    slog.Handler
-	}{{"fast", newFastJSONHandler(discard{}, nil)}, {"standard", slog.NewJSONHandler(discard{}, nil)}} {
+	}{{"fast", NewJSONHandler(discard{}, nil)}, {"standard", slog.NewJSONHandler(discard{}, nil)}} {
 		b.Run(bc.name, func(b *testing.B) {
 			l := slog.New(bc.h)
 			b.ReportAllocs()

@@ -1,4 +1,4 @@
-package main
+package logging
 
 import (
 	"context"
@@ -19,14 +19,17 @@ import (
 // was about a tenth of the cost of a point lookup over HTTP.
 //
 // Each line goes out in one Write call, as the standard handler's do, so a
-// writer that serialises its Writes (logBuffer does) keeps lines whole.
+// writer that serialises its Writes (Buffer does) keeps lines whole.
 type fastJSONHandler struct {
 	w     io.Writer
 	slow  slog.Handler
 	level slog.Leveler
 }
 
-func newFastJSONHandler(w io.Writer, opts *slog.HandlerOptions) slog.Handler {
+// NewJSONHandler returns a handler writing the lines slog.NewJSONHandler(w,
+// opts) would, through the fast path when opts has no AddSource or
+// ReplaceAttr. Safe for concurrent use.
+func NewJSONHandler(w io.Writer, opts *slog.HandlerOptions) slog.Handler {
 	if opts == nil {
 		opts = &slog.HandlerOptions{}
 	}

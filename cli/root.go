@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -22,8 +22,16 @@ func envOr(name, def string) string {
 	return def
 }
 
+// Assets are the files the binary carries, embedded by package main (an
+// embed pattern cannot reach the repository's top-level testdata/ from here).
+type Assets struct {
+	// Outline is Nigeria's outline as GeoJSON, from which `demo` builds its
+	// grid on first run.
+	Outline []byte
+}
+
 // NewRootCommand returns the frameindex command tree.
-func NewRootCommand() *cobra.Command {
+func NewRootCommand(a Assets) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "frameindex",
 		Short: "Serve and administer a spatial index of ~1 km frames",
@@ -38,7 +46,7 @@ owner-only admin socket (DATA.sock) and takes effect on the next request.`,
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newServeCommand(), newDemoCommand(), newGridCommand(), newOrgCommand(), newKeyCommand(), newUsageCommand(), newImportCommand(), newDatasetCommand(), newLicenceCommand())
+	root.AddCommand(newServeCommand(), newDemoCommand(a.Outline), newGridCommand(), newOrgCommand(), newKeyCommand(), newUsageCommand(), newImportCommand(), newDatasetCommand(), newLicenceCommand())
 	return root
 }
 

@@ -1,4 +1,4 @@
-package main
+package logging
 
 import (
 	"bufio"
@@ -7,12 +7,12 @@ import (
 	"time"
 )
 
-// logBuffer batches log lines so that a busy server does not pay one write
+// Buffer batches log lines so that a busy server does not pay one write
 // system call per request (an access-log line each). Lines reach w within
 // flushEvery, when 64 KiB have gathered, and at Close. A line is only lost if
 // the process dies within flushEvery of writing it, like nginx's
 // access_log buffer=.
-type logBuffer struct {
+type Buffer struct {
 	mu   sync.Mutex
 	bw   *bufio.Writer
 	stop chan struct{}
@@ -21,25 +21,26 @@ type logBuffer struct {
 
 const flushEvery = 200 * time.Millisecond
 
-func newLogBuffer(w io.Writer) *logBuffer {
-	b := &logBuffer{bw: bufio.NewWriterSize(w, 64<<10), stop: make(chan struct{}), done: make(chan struct{})}
+// NewBuffer starts a Buffer writing to w; Close it when done.
+func NewBuffer(w io.Writer) *Buffer {
+	b := &Buffer{bw: bufio.NewWriterSize(w, 64<<10), stop: make(chan struct{}), done: make(chan struct{})}
 	go b.flusher()
 	return b
 }
 
-func (b *logBuffer) Write(p []byte) (int, error) {
+func (b *Buffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.bw.Write(p)
 }
 
-func (b *logBuffer) flush() {
+func (b *Buffer) flush() {
 	b.mu.Lock()
 	b.bw.Flush()
 	b.mu.Unlock()
 }
 
-func (b *logBuffer) flusher() {
+func (b *Buffer) flusher() {
 	defer close(b.done)
 	t := time.NewTicker(flushEvery)
 	defer t.Stop()
@@ -56,7 +57,7 @@ func (b *logBuffer) flusher() {
 
 // Close flushes what is buffered and stops the flusher. Writes after Close
 // are buffered but never flushed; call it last.
-func (b *logBuffer) Close() error {
+func (b *Buffer) Close() error {
 	close(b.stop)
 	<-b.done
 	return nil

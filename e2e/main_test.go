@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // End-to-end tests: they build the real binary, start `frameindex serve` on
 // a free loopback port and drive it with the CLI and HTTP, as an operator and
@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "frameindex")
-	if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", binPath, "..").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		os.Exit(1)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 
 	"frameindex/admin"
 	"frameindex/bolt"
+
 	"github.com/spf13/cobra"
 )
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"frameindex/admin"
 	"frameindex/grid"
+
 	"github.com/spf13/cobra"
 )
 

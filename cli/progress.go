@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"frameindex/admin"
+
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -18,7 +18,9 @@ import (
 	"frameindex/handlers"
 	"frameindex/index"
 	"frameindex/limiter"
+	"frameindex/logging"
 	"frameindex/narrate"
+
 	"github.com/spf13/cobra"
 )
 
@@ -62,7 +64,7 @@ func (o *serveOptions) AddFlags(cmd *cobra.Command) {
 func (o *serveOptions) logger(w io.Writer) (*slog.Logger, error) {
 	switch o.LogFormat {
 	case "json":
-		return slog.New(newFastJSONHandler(w, nil)), nil
+		return slog.New(logging.NewJSONHandler(w, nil)), nil
 	case "text":
 		return slog.New(slog.NewTextHandler(w, nil)), nil
 	}
@@ -84,7 +86,7 @@ file is closed.`,
   FRAMEINDEX_ADDR=0.0.0.0:8080 frameindex serve --data /srv/frames.db --log-format text`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			logw := newLogBuffer(cmd.ErrOrStderr())
+			logw := logging.NewBuffer(cmd.ErrOrStderr())
 			defer logw.Close()
 			log, err := o.logger(logw)
 			if err != nil {

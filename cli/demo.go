@@ -1,9 +1,8 @@
-package main
+package cli
 
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -13,19 +12,14 @@ import (
 	"frameindex/admin"
 	"frameindex/bolt"
 	"frameindex/demo"
+	"frameindex/logging"
+
 	"github.com/spf13/cobra"
 )
 
-// nigeriaOutline is Nigeria's outline from Natural Earth 1:10m (public
-// domain), converted once from the npm package world-atlas@2.0.2 by
-// scripts/outline.js.
-//
-//go:embed testdata/nigeria-outline.geojson
-var nigeriaOutline []byte
-
 const demoSource = "Natural Earth 1:10m outline of Nigeria (public domain, via npm world-atlas@2.0.2)"
 
-func newDemoCommand() *cobra.Command {
+func newDemoCommand(outline []byte) *cobra.Command {
 	var o serveOptions
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -43,14 +37,14 @@ or SIGTERM.`,
   frameindex demo --data /tmp/demo.db --addr 127.0.0.1:9090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			logw := newLogBuffer(cmd.ErrOrStderr())
+			logw := logging.NewBuffer(cmd.ErrOrStderr())
 			defer logw.Close()
 			log, err := o.logger(logw)
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			secret, err := prepareDemo(cmd.Context(), o.Data, out, cmd.ErrOrStderr())
+			secret, err := prepareDemo(cmd.Context(), outline, o.Data, out, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -65,7 +59,7 @@ or SIGTERM.`,
 
 // prepareDemo builds the demo file when it is missing, makes sure the demo
 // organisation exists, and mints a demo key, returning its secret.
-func prepareDemo(ctx context.Context, data string, out, stderr io.Writer) (string, error) {
+func prepareDemo(ctx context.Context, outline []byte, data string, out, stderr io.Writer) (string, error) {
 	_, statErr := os.Stat(data)
 	fresh := errors.Is(statErr, os.ErrNotExist)
 	store, err := bolt.Open(data, bolt.Options{Create: fresh})
@@ -77,7 +71,7 @@ func prepareDemo(ctx context.Context, data string, out, stderr io.Writer) (strin
 	if _, err := store.GridInfo(); errors.Is(err, bolt.ErrNoGrid) {
 		fmt.Fprintf(out, "Building the national grid of Nigeria in %s (first run only)...\n", data)
 		t := time.Now()
-		info, err := ops.BuildGrid(ctx, bytes.NewReader(nigeriaOutline), demoSource)
+		info, err := ops.BuildGrid(ctx, bytes.NewReader(outline), demoSource)
 		if err != nil {
 			return "", fmt.Errorf("build demo grid: %w", err)
 		}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"frameindex/admin"
+
 	"github.com/spf13/cobra"
 )
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 // Every command explains itself: a one-line purpose in the root's help and
 // examples in its own.
 func TestRootCommand_HelpForEveryCommand(t *testing.T) {
-	root := NewRootCommand()
+	root := NewRootCommand(Assets{})
 	var out bytes.Buffer
 	root.SetOut(&out)
 	root.SetArgs([]string{"--help"})
@@ -57,7 +57,7 @@ func TestDataFlag_EnvironmentDefault(t *testing.T) {
 }
 
 func TestKeyMint_RequiresOrgAndPreset(t *testing.T) {
-	root := NewRootCommand()
+	root := NewRootCommand(Assets{})
 	root.SetOut(&bytes.Buffer{})
 	root.SetErr(&bytes.Buffer{})
 	root.SetArgs([]string{"key", "mint", "--data", t.TempDir() + "/x.db"})
