@@ -15,6 +15,7 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/ingest"
 )
 
 // The small test lattice: rows 9700-9719, columns 22480-22499, a 20 x 20
@@ -83,9 +84,9 @@ func recordMap(recs []bolt.FrameRecord) (map[uint64]string, map[uint64][]string)
 }
 
 // gatherOK runs the reading stage of an import and fails on error.
-func gatherOK(t *testing.T, ops *Ops, m DatasetManifest) ([]bolt.FrameRecord, int) {
+func gatherOK(t *testing.T, ops *Ops, m ingest.Manifest) ([]bolt.FrameRecord, int) {
 	t.Helper()
-	_, recs, skipped, err := ops.gather(context.Background(), m)
+	_, recs, skipped, err := ingest.Gather(context.Background(), m, ops.Store, ops.openInput)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,8 +118,8 @@ func TestImport_CSVByFrameID(t *testing.T) {
 		fmt.Sprintf(" %d , -0 ,Garki é <&>,\r\n", c)+
 		fmt.Sprintf("%d,,,\r\n", d)+ // nothing recorded
 		fmt.Sprintf("%d,1e3,\"line\nbreak\",  \r\n", d+1))
-	m := DatasetManifest{ID: "pop", Owner: "agency", Attributes: []bolt.Attribute{attrPop, attrClass, attrName},
-		Inputs: []DatasetInput{{CSV: path}}}
+	m := ingest.Manifest{ID: "pop", Owner: "agency", Attributes: []bolt.Attribute{attrPop, attrClass, attrName},
+		Inputs: []ingest.Input{{CSV: path}}}
 	recs, skipped := gatherOK(t, ops, m)
 	attrs, feats := recordMap(recs)
 	want := map[uint64]string{
@@ -136,8 +137,8 @@ func TestImport_CSVByLatLon(t *testing.T) {
 	ops, _, _ := datasetOps(t)
 	dir := t.TempDir()
 	path := writeFile(t, dir, "pts.csv", "lon,lat,pop\n7.4042,9.0958,5\n7.5,9.1,7\n7.4,9.2,1\n")
-	m := DatasetManifest{ID: "pts", Owner: "agency", Attributes: []bolt.Attribute{attrPop},
-		Inputs: []DatasetInput{{CSV: path, Outside: "skip"}}}
+	m := ingest.Manifest{ID: "pts", Owner: "agency", Attributes: []bolt.Attribute{attrPop},
+		Inputs: []ingest.Input{{CSV: path, Outside: "skip"}}}
 	recs, skipped := gatherOK(t, ops, m)
 	attrs, _ := recordMap(recs)
 	// (9.0958, 7.4042) is inside row 9708, column 22488; lon 7.5 is the
@@ -177,7 +178,7 @@ func TestImport_Features(t *testing.T) {
  {"type":"Feature","properties":{"k":"far"},"geometry":{"type":"Point","coordinates":[3.39,6.45]}},
  {"type":"Feature","properties":{"k":"second point here"},"geometry":{"type":"Point","coordinates":`+pt(9705, 22485)+`}}
 ]}`)
-	m := DatasetManifest{ID: "things", Owner: "agency", Inputs: []DatasetInput{{Features: path, Outside: "skip"}}}
+	m := ingest.Manifest{ID: "things", Owner: "agency", Inputs: []ingest.Input{{Features: path, Outside: "skip"}}}
 	recs, skipped := gatherOK(t, ops, m)
 	attrs, feats := recordMap(recs)
 	lonP, latP := centre(9705, 22485)
@@ -209,51 +210,6 @@ func TestImport_Features(t *testing.T) {
 	}
 }
 
-func TestRepresentativePoint(t *testing.T) {
-	tests := []struct {
-		name string
-		geom string
-		want grid.Point
-		err  string
-	}{
-		{"point", `{"type":"Point","coordinates":[7.4,9.1,350]}`, grid.Point{7.4, 9.1}, ""},
-		{"multipoint", `{"type":"MultiPoint","coordinates":[[1,2],[3,4]]}`, grid.Point{1, 2}, ""},
-		{"line halfway by length", `{"type":"LineString","coordinates":[[0,0],[3,0],[3,1]]}`, grid.Point{2, 0}, ""},
-		{"line of one point twice", `{"type":"LineString","coordinates":[[5,5],[5,5]]}`, grid.Point{5, 5}, ""},
-		{"multiline first line", `{"type":"MultiLineString","coordinates":[[[0,0],[0,2]],[[9,9],[9,8]]]}`, grid.Point{0, 1}, ""},
-		{"square centroid", `{"type":"Polygon","coordinates":[[[0,0],[2,0],[2,2],[0,2],[0,0]]]}`, grid.Point{1, 1}, ""},
-		{"centroid in a hole", `{"type":"Polygon","coordinates":[[[0,0],[4,0],[4,4],[0,4],[0,0]],[[1,1],[1,3],[3,3],[3,1],[1,1]]]}`, grid.Point{0.5, 2}, ""},
-		{"U shape", `{"type":"Polygon","coordinates":[[[0,0],[3,0],[3,3],[2,3],[2,1],[1,1],[1,3],[0,3],[0,0]]]}`, grid.Point{0.5, 1.5}, ""},
-		{"multipolygon first polygon", `{"type":"MultiPolygon","coordinates":[[[[10,10],[12,10],[12,12],[10,12],[10,10]]],[[[0,0],[1,0],[1,1],[0,0]]]]}`, grid.Point{11, 11}, ""},
-		{"null", `null`, grid.Point{}, "has no geometry"},
-		{"no type", `{"coordinates":[1,2]}`, grid.Point{}, "geometry has no type"},
-		{"collection", `{"type":"GeometryCollection","geometries":[]}`, grid.Point{}, `geometry type "GeometryCollection" is not supported`},
-		{"point one number", `{"type":"Point","coordinates":[1]}`, grid.Point{}, "Point has 1 numbers, want at least 2"},
-		{"point as text", `{"type":"Point","coordinates":["1","2"]}`, grid.Point{}, "Point: coordinates are not a position"},
-		{"point lat out of range", `{"type":"Point","coordinates":[1,91]}`, grid.Point{}, "Point latitude 91 is outside -90..90"},
-		{"empty multipoint", `{"type":"MultiPoint","coordinates":[]}`, grid.Point{}, "MultiPoint: has no points"},
-		{"line of one point", `{"type":"LineString","coordinates":[[1,2]]}`, grid.Point{}, "LineString has 1 positions, want at least 2"},
-		{"line bad point", `{"type":"LineString","coordinates":[[1,2],[200,2]]}`, grid.Point{}, "LineString point 1 longitude 200 is outside -180..180"},
-		{"unclosed ring", `{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,1]]]}`, grid.Point{}, "not closed"},
-		{"bow tie", `{"type":"Polygon","coordinates":[[[0,0],[1,1],[1,0],[0,1],[0,0]]]}`, grid.Point{}, "cross"},
-		{"not JSON", `{"type":`, grid.Point{}, "geometry:"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := RepresentativePoint(json.RawMessage(tc.geom))
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("got %v, %v; want an error with %q", got, err, tc.err)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Fatalf("got %v, %v; want %v", got, err, tc.want)
-			}
-		})
-	}
-}
-
 func TestImport_Zones(t *testing.T) {
 	ops, _, _ := datasetOps(t)
 	dir := t.TempDir()
@@ -267,8 +223,8 @@ func TestImport_Zones(t *testing.T) {
  {"type":"Feature","properties":{"st":"Outside"},"geometry":{"type":"Polygon","coordinates":[[[3,6],[4,6],[4,7],[3,7],[3,6]]]}}
 ]}`)
 	csvPath := writeFile(t, dir, "pop.csv", fmt.Sprintf("frame_id,pop\n%d,5\n%d,6\n", cell(9700, 22480), cell(9719, 22499)))
-	m := DatasetManifest{ID: "admin", Owner: "agency", Attributes: []bolt.Attribute{attrState, attrNum, attrPop},
-		Inputs: []DatasetInput{{Zones: path, Properties: map[string]string{"st": "state", "n": "num"}}, {CSV: csvPath}}}
+	m := ingest.Manifest{ID: "admin", Owner: "agency", Attributes: []bolt.Attribute{attrState, attrNum, attrPop},
+		Inputs: []ingest.Input{{Zones: path, Properties: map[string]string{"st": "state", "n": "num"}}, {CSV: csvPath}}}
 	recs, _ := gatherOK(t, ops, m)
 	attrs, _ := recordMap(recs)
 	if len(attrs) != 25+35-6+1 {
@@ -293,53 +249,6 @@ func TestImport_Zones(t *testing.T) {
 	}
 }
 
-// TestZoneContainer_MatchesContainsPoint checks the scanline shortcut
-// against the exact test, on points exactly on edges and vertices too.
-func TestZoneContainer_MatchesContainsPoint(t *testing.T) {
-	m := grid.MultiPolygon{
-		{{{0, 0}, {4, 0}, {4, 4}, {0, 4}, {0, 0}}, {{1, 1}, {1, 3}, {3, 3}, {3, 1}, {1, 1}}},
-		{{{5, 0}, {7, 1}, {6, 3}, {5, 0}}},
-	}
-	z := newZoneContainer(m)
-	for y := -0.5; y <= 4.5; y += 0.25 {
-		for x := -0.5; x <= 7.5; x += 0.125 {
-			if got, want := z.contains(x, y), m.ContainsPoint(x, y); got != want {
-				t.Errorf("(%v, %v): %v, ContainsPoint says %v", x, y, got, want)
-			}
-		}
-	}
-}
-
-func TestAppendNumber(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"1234", "1234"}, {"+1234", "1234"}, {"-1234", "-1234"}, {"0012", "12"}, {"-0", "0"}, {"000", "0"},
-		{"12345678901234567890123", "12345678901234567890123"}, // integers keep every digit
-		{"1.50", "1.5"}, {"1234.0", "1234"}, {" 2.5 ", "2.5"}, {".5", "0.5"}, {"5.", "5"}, {"-0.0", "0"},
-		{"1e3", "1000"}, {"1E-7", "1e-07"}, {"1.5e21", "1.5e+21"}, {"0.1", "0.1"}, {"0.000001", "0.000001"},
-		{"1e999", ""}, {"1e-999", "0"}, {"abc", ""}, {"0x10", ""}, {"1_000", ""}, {"Inf", ""}, {"NaN", ""},
-		{"", ""}, {"-", ""}, {".", ""}, {"1e", ""}, {"1e+", ""}, {"1,5", ""}, {"1 2", ""}, {"--1", ""},
-	}
-	for _, tc := range tests {
-		got, ok := appendNumber(nil, tc.in)
-		if string(got) != tc.want || ok != (tc.want != "") {
-			t.Errorf("appendNumber(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
-		}
-	}
-}
-
-func TestAppendJSONString(t *testing.T) {
-	for _, s := range []string{"", "plain", `quote " and \ backslash`, "tab\tnew\nline\r\x00\x1f", "Kano – Nassarawa <&>", "\u2028"} {
-		got := appendJSONString(nil, s)
-		var back string
-		if err := json.Unmarshal(got, &back); err != nil || back != s {
-			t.Errorf("appendJSONString(%q) = %s, reads back as %q (%v)", s, got, back, err)
-		}
-	}
-	if got := string(appendJSONString(nil, "a<b&c\u00e9")); got != `"a<b&c`+"\u00e9"+`"` {
-		t.Errorf("got %s: want the text kept, without HTML escapes", got)
-	}
-}
-
 // TestImport_BadInput runs every kind of bad input through the operation
 // and checks the error names the file and the line or feature, and that
 // nothing was written.
@@ -348,7 +257,7 @@ func TestImport_BadInput(t *testing.T) {
 	dir := t.TempDir()
 	id := cell(9705, 22485)
 	f := func(name, content string) string { return writeFile(t, dir, name, content) }
-	csvIn := func(p string) []DatasetInput { return []DatasetInput{{CSV: p}} }
+	csvIn := func(p string) []ingest.Input { return []ingest.Input{{CSV: p}} }
 	pop := []bolt.Attribute{attrPop}
 	sq := `[[[7.4,9.05],[7.41,9.05],[7.41,9.06],[7.4,9.06],[7.4,9.05]]]`
 	var (
@@ -393,75 +302,75 @@ func TestImport_BadInput(t *testing.T) {
 	)
 	tests := []struct {
 		name string
-		m    DatasetManifest
+		m    ingest.Manifest
 		kind error
 		want string
 	}{
-		{"bad number", DatasetManifest{Attributes: pop, Inputs: csvIn(badNumber)}, bolt.ErrInvalid, badNumber + ` line 3: column "pop": "12x" is not a finite decimal number`},
-		{"infinite number", DatasetManifest{Attributes: pop, Inputs: csvIn(infNumber)}, bolt.ErrInvalid, infNumber + ` line 2: column "pop": "1e999" is not a finite decimal number`},
-		{"unknown frame", DatasetManifest{Attributes: pop, Inputs: csvIn(unknown)}, bolt.ErrInvalid, unknown + ` line 3: frame 5 is not in the grid`},
-		{"frame id not a number", DatasetManifest{Attributes: pop, Inputs: csvIn(notID)}, bolt.ErrInvalid, notID + ` line 2: frame_id "12a" is not a frame id`},
-		{"frame id empty", DatasetManifest{Attributes: pop, Inputs: csvIn(emptyID)}, bolt.ErrInvalid, emptyID + ` line 2: frame_id is empty`},
-		{"lat/lon on no frame", DatasetManifest{Attributes: pop, Inputs: csvIn(outside)}, bolt.ErrInvalid, outside + ` line 3: lat 10.5, lon 7.4 is on no frame of the grid`},
-		{"lat out of range", DatasetManifest{Attributes: pop, Inputs: csvIn(latRange)}, bolt.ErrInvalid, latRange + ` line 2: lat 95 is outside -90..90`},
-		{"lat not a number", DatasetManifest{Attributes: pop, Inputs: csvIn(latText)}, bolt.ErrInvalid, latText + ` line 2: lat "nine" is not a decimal number`},
-		{"no key column", DatasetManifest{Attributes: pop, Inputs: csvIn(noKey)}, bolt.ErrInvalid, noKey + ` line 1: has no frame_id column, nor lat and lon columns`},
-		{"lat without lon", DatasetManifest{Attributes: pop, Inputs: csvIn(latOnly)}, bolt.ErrInvalid, latOnly + ` line 1: has a lat column but no lon column`},
-		{"both keys", DatasetManifest{Attributes: pop, Inputs: csvIn(bothKeys)}, bolt.ErrInvalid, bothKeys + ` line 1: has frame_id and lat/lon columns`},
-		{"undeclared column", DatasetManifest{Attributes: pop, Inputs: csvIn(undeclared)}, bolt.ErrInvalid, undeclared + ` line 1: column "colour" is not a declared attribute (declared: pop)`},
-		{"column twice", DatasetManifest{Attributes: pop, Inputs: csvIn(dupColumn)}, bolt.ErrInvalid, dupColumn + ` line 1: column "pop" appears twice (columns 2 and 3)`},
-		{"column without name", DatasetManifest{Attributes: pop, Inputs: csvIn(noName)}, bolt.ErrInvalid, noName + ` line 1: column 2 has no name`},
-		{"declared attribute in no input", DatasetManifest{Attributes: []bolt.Attribute{attrPop, attrClass}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "class" is declared but no input gives it`},
-		{"same attribute from two inputs", DatasetManifest{Attributes: pop, Inputs: []DatasetInput{{CSV: dupA}, {CSV: dupB}}}, bolt.ErrInvalid,
+		{"bad number", ingest.Manifest{Attributes: pop, Inputs: csvIn(badNumber)}, bolt.ErrInvalid, badNumber + ` line 3: column "pop": "12x" is not a finite decimal number`},
+		{"infinite number", ingest.Manifest{Attributes: pop, Inputs: csvIn(infNumber)}, bolt.ErrInvalid, infNumber + ` line 2: column "pop": "1e999" is not a finite decimal number`},
+		{"unknown frame", ingest.Manifest{Attributes: pop, Inputs: csvIn(unknown)}, bolt.ErrInvalid, unknown + ` line 3: frame 5 is not in the grid`},
+		{"frame id not a number", ingest.Manifest{Attributes: pop, Inputs: csvIn(notID)}, bolt.ErrInvalid, notID + ` line 2: frame_id "12a" is not a frame id`},
+		{"frame id empty", ingest.Manifest{Attributes: pop, Inputs: csvIn(emptyID)}, bolt.ErrInvalid, emptyID + ` line 2: frame_id is empty`},
+		{"lat/lon on no frame", ingest.Manifest{Attributes: pop, Inputs: csvIn(outside)}, bolt.ErrInvalid, outside + ` line 3: lat 10.5, lon 7.4 is on no frame of the grid`},
+		{"lat out of range", ingest.Manifest{Attributes: pop, Inputs: csvIn(latRange)}, bolt.ErrInvalid, latRange + ` line 2: lat 95 is outside -90..90`},
+		{"lat not a number", ingest.Manifest{Attributes: pop, Inputs: csvIn(latText)}, bolt.ErrInvalid, latText + ` line 2: lat "nine" is not a decimal number`},
+		{"no key column", ingest.Manifest{Attributes: pop, Inputs: csvIn(noKey)}, bolt.ErrInvalid, noKey + ` line 1: has no frame_id column, nor lat and lon columns`},
+		{"lat without lon", ingest.Manifest{Attributes: pop, Inputs: csvIn(latOnly)}, bolt.ErrInvalid, latOnly + ` line 1: has a lat column but no lon column`},
+		{"both keys", ingest.Manifest{Attributes: pop, Inputs: csvIn(bothKeys)}, bolt.ErrInvalid, bothKeys + ` line 1: has frame_id and lat/lon columns`},
+		{"undeclared column", ingest.Manifest{Attributes: pop, Inputs: csvIn(undeclared)}, bolt.ErrInvalid, undeclared + ` line 1: column "colour" is not a declared attribute (declared: pop)`},
+		{"column twice", ingest.Manifest{Attributes: pop, Inputs: csvIn(dupColumn)}, bolt.ErrInvalid, dupColumn + ` line 1: column "pop" appears twice (columns 2 and 3)`},
+		{"column without name", ingest.Manifest{Attributes: pop, Inputs: csvIn(noName)}, bolt.ErrInvalid, noName + ` line 1: column 2 has no name`},
+		{"declared attribute in no input", ingest.Manifest{Attributes: []bolt.Attribute{attrPop, attrClass}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "class" is declared but no input gives it`},
+		{"same attribute from two inputs", ingest.Manifest{Attributes: pop, Inputs: []ingest.Input{{CSV: dupA}, {CSV: dupB}}}, bolt.ErrInvalid,
 			fmt.Sprintf(`frame %d is given attribute "pop" twice: by %s line 2 and by %s line 3`, id, dupA, dupB)},
-		{"two rows on one frame", DatasetManifest{Attributes: pop, Inputs: csvIn(dupRow)}, bolt.ErrInvalid,
+		{"two rows on one frame", ingest.Manifest{Attributes: pop, Inputs: csvIn(dupRow)}, bolt.ErrInvalid,
 			fmt.Sprintf(`frame %d is given attribute "pop" twice: by %s line 2 and by %s line 3`, cell(9708, 22488), dupRow, dupRow)},
-		{"zone and CSV give one attribute", DatasetManifest{Attributes: []bolt.Attribute{attrState}, Inputs: []DatasetInput{
+		{"zone and CSV give one attribute", ingest.Manifest{Attributes: []bolt.Attribute{attrState}, Inputs: []ingest.Input{
 			{Zones: zoneA, Properties: map[string]string{"st": "state"}}, {Zones: zoneB, Properties: map[string]string{"x": "state"}}}}, bolt.ErrInvalid,
 			fmt.Sprintf(`is given attribute "state" twice: by %s feature 0 and by %s feature 1`, zoneA, zoneB)},
-		{"invalid UTF-8", DatasetManifest{Attributes: []bolt.Attribute{attrName}, Inputs: csvIn(badUTF8)}, bolt.ErrInvalid, badUTF8 + ` line 2: column "name": not valid UTF-8 (the file must be UTF-8)`},
-		{"invalid UTF-8 header", DatasetManifest{Attributes: []bolt.Attribute{attrName}, Inputs: csvIn(badUTF8Head)}, bolt.ErrInvalid, badUTF8Head + ` line 1: column 2: the header is not valid UTF-8`},
-		{"empty file", DatasetManifest{Attributes: pop, Inputs: csvIn(empty)}, bolt.ErrInvalid, empty + `: the file is empty; want a header row`},
-		{"header only", DatasetManifest{Attributes: pop, Inputs: csvIn(headerOnly)}, bolt.ErrInvalid, headerOnly + `: the file has a header but no rows`},
-		{"wrong field count", DatasetManifest{Attributes: pop, Inputs: csvIn(fieldCount)}, bolt.ErrInvalid, fieldCount + ` line 3: wrong number of fields`},
-		{"bad quote after a two-line field", DatasetManifest{Attributes: []bolt.Attribute{attrName}, Inputs: csvIn(quoteLines)}, bolt.ErrInvalid, quoteLines + ` line 4: extraneous or missing " in quoted-field`},
-		{"nothing recorded", DatasetManifest{Attributes: pop, Inputs: csvIn(allEmpty)}, bolt.ErrInvalid, `nothing to import`},
-		{"broken polygon feature", DatasetManifest{Inputs: []DatasetInput{{Features: brokenGeom}}}, bolt.ErrInvalid, brokenGeom + ` feature 1: `},
-		{"unclosed polygon feature", DatasetManifest{Inputs: []DatasetInput{{Features: unclosed}}}, bolt.ErrInvalid, unclosed + ` feature 0: `},
-		{"feature without geometry", DatasetManifest{Inputs: []DatasetInput{{Features: noGeom}}}, bolt.ErrInvalid, noGeom + ` feature 0: has no geometry`},
-		{"feature outside the grid", DatasetManifest{Inputs: []DatasetInput{{Features: farPoint}}}, bolt.ErrInvalid, farPoint + ` feature 0: its point (lon 3.39, lat 6.45) is on no frame of the grid`},
-		{"no features", DatasetManifest{Inputs: []DatasetInput{{Features: noFeatures}}}, bolt.ErrInvalid, noFeatures + `: no features`},
-		{"truncated GeoJSON", DatasetManifest{Inputs: []DatasetInput{{Features: notJSON}}}, bolt.ErrInvalid, notJSON + `: feature 0: unexpected EOF`},
-		{"properties an array", DatasetManifest{Inputs: []DatasetInput{{Features: propsArray}}}, bolt.ErrInvalid, propsArray + `: feature 0: properties is an array, want an object`},
-		{"zone not a polygon", DatasetManifest{Attributes: []bolt.Attribute{attrNum}, Inputs: []DatasetInput{{Zones: zonePoint, Properties: map[string]string{"n": "num"}}}}, bolt.ErrInvalid,
+		{"invalid UTF-8", ingest.Manifest{Attributes: []bolt.Attribute{attrName}, Inputs: csvIn(badUTF8)}, bolt.ErrInvalid, badUTF8 + ` line 2: column "name": not valid UTF-8 (the file must be UTF-8)`},
+		{"invalid UTF-8 header", ingest.Manifest{Attributes: []bolt.Attribute{attrName}, Inputs: csvIn(badUTF8Head)}, bolt.ErrInvalid, badUTF8Head + ` line 1: column 2: the header is not valid UTF-8`},
+		{"empty file", ingest.Manifest{Attributes: pop, Inputs: csvIn(empty)}, bolt.ErrInvalid, empty + `: the file is empty; want a header row`},
+		{"header only", ingest.Manifest{Attributes: pop, Inputs: csvIn(headerOnly)}, bolt.ErrInvalid, headerOnly + `: the file has a header but no rows`},
+		{"wrong field count", ingest.Manifest{Attributes: pop, Inputs: csvIn(fieldCount)}, bolt.ErrInvalid, fieldCount + ` line 3: wrong number of fields`},
+		{"bad quote after a two-line field", ingest.Manifest{Attributes: []bolt.Attribute{attrName}, Inputs: csvIn(quoteLines)}, bolt.ErrInvalid, quoteLines + ` line 4: extraneous or missing " in quoted-field`},
+		{"nothing recorded", ingest.Manifest{Attributes: pop, Inputs: csvIn(allEmpty)}, bolt.ErrInvalid, `nothing to import`},
+		{"broken polygon feature", ingest.Manifest{Inputs: []ingest.Input{{Features: brokenGeom}}}, bolt.ErrInvalid, brokenGeom + ` feature 1: `},
+		{"unclosed polygon feature", ingest.Manifest{Inputs: []ingest.Input{{Features: unclosed}}}, bolt.ErrInvalid, unclosed + ` feature 0: `},
+		{"feature without geometry", ingest.Manifest{Inputs: []ingest.Input{{Features: noGeom}}}, bolt.ErrInvalid, noGeom + ` feature 0: has no geometry`},
+		{"feature outside the grid", ingest.Manifest{Inputs: []ingest.Input{{Features: farPoint}}}, bolt.ErrInvalid, farPoint + ` feature 0: its point (lon 3.39, lat 6.45) is on no frame of the grid`},
+		{"no features", ingest.Manifest{Inputs: []ingest.Input{{Features: noFeatures}}}, bolt.ErrInvalid, noFeatures + `: no features`},
+		{"truncated GeoJSON", ingest.Manifest{Inputs: []ingest.Input{{Features: notJSON}}}, bolt.ErrInvalid, notJSON + `: feature 0: unexpected EOF`},
+		{"properties an array", ingest.Manifest{Inputs: []ingest.Input{{Features: propsArray}}}, bolt.ErrInvalid, propsArray + `: feature 0: properties is an array, want an object`},
+		{"zone not a polygon", ingest.Manifest{Attributes: []bolt.Attribute{attrNum}, Inputs: []ingest.Input{{Zones: zonePoint, Properties: map[string]string{"n": "num"}}}}, bolt.ErrInvalid,
 			zonePoint + ` feature 0: geometry type "Point" is not Polygon or MultiPolygon`},
-		{"zone string for a number", DatasetManifest{Attributes: []bolt.Attribute{attrNum}, Inputs: []DatasetInput{{Zones: zoneText, Properties: map[string]string{"n": "num"}}}}, bolt.ErrInvalid,
+		{"zone string for a number", ingest.Manifest{Attributes: []bolt.Attribute{attrNum}, Inputs: []ingest.Input{{Zones: zoneText, Properties: map[string]string{"n": "num"}}}}, bolt.ErrInvalid,
 			zoneText + ` feature 1: property "n" is the string "many", but attribute "num" is a number`},
-		{"zone number for a category", DatasetManifest{Attributes: []bolt.Attribute{attrState}, Inputs: []DatasetInput{{Zones: zoneNumber, Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid,
+		{"zone number for a category", ingest.Manifest{Attributes: []bolt.Attribute{attrState}, Inputs: []ingest.Input{{Zones: zoneNumber, Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid,
 			zoneNumber + ` feature 0: property "st" is the number 7, but attribute "state" is a category (want a string)`},
-		{"zone boolean", DatasetManifest{Attributes: []bolt.Attribute{attrState}, Inputs: []DatasetInput{{Zones: zoneBool, Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid,
+		{"zone boolean", ingest.Manifest{Attributes: []bolt.Attribute{attrState}, Inputs: []ingest.Input{{Zones: zoneBool, Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid,
 			zoneBool + ` feature 0: property "st" is a boolean; attribute "state" takes a string`},
-		{"missing file", DatasetManifest{Attributes: pop, Inputs: csvIn(filepath.Join(dir, "nope.csv"))}, bolt.ErrInvalid, `nope.csv: no such file or directory`},
-		{"directory", DatasetManifest{Attributes: pop, Inputs: csvIn(dir)}, bolt.ErrInvalid, dir + ` is a directory`},
+		{"missing file", ingest.Manifest{Attributes: pop, Inputs: csvIn(filepath.Join(dir, "nope.csv"))}, bolt.ErrInvalid, `nope.csv: no such file or directory`},
+		{"directory", ingest.Manifest{Attributes: pop, Inputs: csvIn(dir)}, bolt.ErrInvalid, dir + ` is a directory`},
 		// The manifest itself.
-		{"bad id", DatasetManifest{ID: "Pop!", Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `invalid dataset id "Pop!"`},
-		{"unknown owner", DatasetManifest{Owner: "nobody", Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrNotFound, `dataset "x": owner: organisation "nobody" not found`},
-		{"no owner", DatasetManifest{Owner: "-", Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `no owner organisation`},
-		{"negative price", DatasetManifest{Price: -1, Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `price -1 is negative`},
-		{"no inputs", DatasetManifest{Attributes: pop}, bolt.ErrInvalid, `no inputs`},
-		{"relative path", DatasetManifest{Attributes: pop, Inputs: csvIn("pop.csv")}, bolt.ErrInvalid, `input 0: path "pop.csv" must be absolute`},
-		{"two kinds in one input", DatasetManifest{Attributes: pop, Inputs: []DatasetInput{{CSV: dupA, Features: farPoint}}}, bolt.ErrInvalid, `input 0: give exactly one of csv, features and zones`},
-		{"zones without properties", DatasetManifest{Inputs: []DatasetInput{{Zones: zoneA}}}, bolt.ErrInvalid, `a zones input needs properties`},
-		{"property to an undeclared attribute", DatasetManifest{Inputs: []DatasetInput{{Zones: zoneA, Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid, `property "st" maps to "state", which is not a declared attribute`},
-		{"properties on a CSV", DatasetManifest{Attributes: pop, Inputs: []DatasetInput{{CSV: dupA, Properties: map[string]string{"a": "pop"}}}}, bolt.ErrInvalid, `properties are for zones inputs`},
-		{"outside on zones", DatasetManifest{Attributes: []bolt.Attribute{attrState}, Inputs: []DatasetInput{{Zones: zoneA, Outside: "skip", Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid, `outside: skip is for csv and features inputs`},
-		{"outside unknown", DatasetManifest{Attributes: pop, Inputs: []DatasetInput{{CSV: dupA, Outside: "ignore"}}}, bolt.ErrInvalid, `outside "ignore": want error or skip`},
-		{"sum of a category", DatasetManifest{Attributes: []bolt.Attribute{{Name: "c", Type: bolt.TypeCategory, Aggregation: bolt.AggSum}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "c": aggregation "sum" is only for numbers`},
-		{"number without aggregation", DatasetManifest{Attributes: []bolt.Attribute{{Name: "n", Type: bolt.TypeNumber}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "n": a number needs an aggregation`},
-		{"unknown type", DatasetManifest{Attributes: []bolt.Attribute{{Name: "n", Type: "integer", Aggregation: "sum"}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "n": type "integer": want number, category or text`},
-		{"bad attribute name", DatasetManifest{Attributes: []bolt.Attribute{{Name: "pop 2020", Type: bolt.TypeNumber, Aggregation: "sum"}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute 0: name "pop 2020" must match`},
-		{"reserved attribute name", DatasetManifest{Attributes: []bolt.Attribute{{Name: "lat", Type: bolt.TypeNumber, Aggregation: "mean"}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "lat": the name is reserved`},
-		{"attribute twice", DatasetManifest{Attributes: []bolt.Attribute{attrPop, attrPop}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "pop" is declared twice`},
+		{"bad id", ingest.Manifest{ID: "Pop!", Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `invalid dataset id "Pop!"`},
+		{"unknown owner", ingest.Manifest{Owner: "nobody", Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrNotFound, `dataset "x": owner: organisation "nobody" not found`},
+		{"no owner", ingest.Manifest{Owner: "-", Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `no owner organisation`},
+		{"negative price", ingest.Manifest{Price: -1, Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `price -1 is negative`},
+		{"no inputs", ingest.Manifest{Attributes: pop}, bolt.ErrInvalid, `no inputs`},
+		{"relative path", ingest.Manifest{Attributes: pop, Inputs: csvIn("pop.csv")}, bolt.ErrInvalid, `input 0: path "pop.csv" must be absolute`},
+		{"two kinds in one input", ingest.Manifest{Attributes: pop, Inputs: []ingest.Input{{CSV: dupA, Features: farPoint}}}, bolt.ErrInvalid, `input 0: give exactly one of csv, features and zones`},
+		{"zones without properties", ingest.Manifest{Inputs: []ingest.Input{{Zones: zoneA}}}, bolt.ErrInvalid, `a zones input needs properties`},
+		{"property to an undeclared attribute", ingest.Manifest{Inputs: []ingest.Input{{Zones: zoneA, Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid, `property "st" maps to "state", which is not a declared attribute`},
+		{"properties on a CSV", ingest.Manifest{Attributes: pop, Inputs: []ingest.Input{{CSV: dupA, Properties: map[string]string{"a": "pop"}}}}, bolt.ErrInvalid, `properties are for zones inputs`},
+		{"outside on zones", ingest.Manifest{Attributes: []bolt.Attribute{attrState}, Inputs: []ingest.Input{{Zones: zoneA, Outside: "skip", Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid, `outside: skip is for csv and features inputs`},
+		{"outside unknown", ingest.Manifest{Attributes: pop, Inputs: []ingest.Input{{CSV: dupA, Outside: "ignore"}}}, bolt.ErrInvalid, `outside "ignore": want error or skip`},
+		{"sum of a category", ingest.Manifest{Attributes: []bolt.Attribute{{Name: "c", Type: bolt.TypeCategory, Aggregation: bolt.AggSum}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "c": aggregation "sum" is only for numbers`},
+		{"number without aggregation", ingest.Manifest{Attributes: []bolt.Attribute{{Name: "n", Type: bolt.TypeNumber}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "n": a number needs an aggregation`},
+		{"unknown type", ingest.Manifest{Attributes: []bolt.Attribute{{Name: "n", Type: "integer", Aggregation: "sum"}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "n": type "integer": want number, category or text`},
+		{"bad attribute name", ingest.Manifest{Attributes: []bolt.Attribute{{Name: "pop 2020", Type: bolt.TypeNumber, Aggregation: "sum"}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute 0: name "pop 2020" must match`},
+		{"reserved attribute name", ingest.Manifest{Attributes: []bolt.Attribute{{Name: "lat", Type: bolt.TypeNumber, Aggregation: "mean"}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "lat": the name is reserved`},
+		{"attribute twice", ingest.Manifest{Attributes: []bolt.Attribute{attrPop, attrPop}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "pop" is declared twice`},
 	}
 	before, err := s.Datasets()
 	if err != nil {
@@ -495,12 +404,12 @@ func TestReadManifest(t *testing.T) {
 	dir := t.TempDir()
 	p := writeFile(t, dir, "m.json", `{"id":"pop","owner":"agency","attributes":[{"name":"pop","label":"P","type":"number","aggregation":"sum"}],
 "inputs":[{"csv":"data/pop.csv"},{"zones":"/abs/z.geojson","properties":{"a":"b"}}]}`)
-	m, err := ReadManifest(p)
+	m, err := ingest.ReadManifest(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := DatasetManifest{ID: "pop", Owner: "agency", Attributes: []bolt.Attribute{{Name: "pop", Label: "P", Type: "number", Aggregation: "sum"}},
-		Inputs: []DatasetInput{{CSV: filepath.Join(dir, "data", "pop.csv")}, {Zones: "/abs/z.geojson", Properties: map[string]string{"a": "b"}}}}
+	want := ingest.Manifest{ID: "pop", Owner: "agency", Attributes: []bolt.Attribute{{Name: "pop", Label: "P", Type: "number", Aggregation: "sum"}},
+		Inputs: []ingest.Input{{CSV: filepath.Join(dir, "data", "pop.csv")}, {Zones: "/abs/z.geojson", Properties: map[string]string{"a": "b"}}}}
 	if !reflect.DeepEqual(m, want) {
 		t.Fatalf("got %+v\nwant %+v", m, want)
 	}
@@ -510,7 +419,7 @@ func TestReadManifest(t *testing.T) {
 		"not JSON":       `{"id":`,
 	} {
 		p := writeFile(t, dir, "bad.json", content)
-		if _, err := ReadManifest(p); !errors.Is(err, bolt.ErrInvalid) || !strings.Contains(err.Error(), p) {
+		if _, err := ingest.ReadManifest(p); !errors.Is(err, bolt.ErrInvalid) || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: %v, want ErrInvalid naming the file", name, err)
 		}
 	}
@@ -524,8 +433,8 @@ func TestImport_StoreAndReimport(t *testing.T) {
 	dir := t.TempDir()
 	a, b := cell(9700, 22480), cell(9701, 22481)
 	v1 := writeFile(t, dir, "v1.csv", fmt.Sprintf("frame_id,pop\n%d,10\n%d,20\n", a, b))
-	m := DatasetManifest{ID: "pop", Name: "Population", Owner: "agency", Attributes: []bolt.Attribute{attrPop},
-		Inputs: []DatasetInput{{CSV: v1}}}
+	m := ingest.Manifest{ID: "pop", Name: "Population", Owner: "agency", Attributes: []bolt.Attribute{attrPop},
+		Inputs: []ingest.Input{{CSV: v1}}}
 	res, err := ops.Do(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
 	if err != nil {
 		t.Fatal(err)
@@ -552,7 +461,7 @@ func TestImport_StoreAndReimport(t *testing.T) {
 	}
 
 	bad := writeFile(t, dir, "bad.csv", fmt.Sprintf("frame_id,pop\n%d,1\n%d,x\n", a, b))
-	m.Inputs = []DatasetInput{{CSV: bad}}
+	m.Inputs = []ingest.Input{{CSV: bad}}
 	if _, err := ops.Do(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m})); !errors.Is(err, bolt.ErrInvalid) {
 		t.Fatalf("bad re-import: %v", err)
 	}
@@ -561,7 +470,7 @@ func TestImport_StoreAndReimport(t *testing.T) {
 	}
 
 	v2 := writeFile(t, dir, "v2.csv", fmt.Sprintf("frame_id,pop\n%d,30\n", b))
-	m.Inputs = []DatasetInput{{CSV: v2}}
+	m.Inputs = []ingest.Input{{CSV: v2}}
 	res, err = ops.Do(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
 	if err != nil {
 		t.Fatal(err)
@@ -587,8 +496,8 @@ func TestOps_DatasetsAndLicences(t *testing.T) {
 	dir := t.TempDir()
 	p := writeFile(t, dir, "pop.csv", fmt.Sprintf("frame_id,pop\n%d,10\n", cell(9700, 22480)))
 	ctx := context.Background()
-	if _, err := ops.Do(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: DatasetManifest{ID: "pop", Owner: "agency",
-		Attributes: []bolt.Attribute{attrPop}, Inputs: []DatasetInput{{CSV: p}}}})); err != nil {
+	if _, err := ops.Do(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: ingest.Manifest{ID: "pop", Owner: "agency",
+		Attributes: []bolt.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: p}}}})); err != nil {
 		t.Fatal(err)
 	}
 	do := func(op string, args any) any {
@@ -684,8 +593,8 @@ func TestImport_RealBoundaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	lga := bolt.Attribute{Name: "lga", Label: "Local government area", Type: bolt.TypeCategory, Aggregation: bolt.AggMode}
-	m := DatasetManifest{ID: "admin", Name: "Administrative identity", Owner: "demo", Attributes: []bolt.Attribute{attrState, lga},
-		Inputs: []DatasetInput{
+	m := ingest.Manifest{ID: "admin", Name: "Administrative identity", Owner: "demo", Attributes: []bolt.Attribute{attrState, lga},
+		Inputs: []ingest.Input{
 			{Zones: states, Properties: map[string]string{"state_name": "state"}},
 			{Zones: lgas, Properties: map[string]string{"lga_name": "lga"}},
 		}}
@@ -721,8 +630,8 @@ func TestImport_RealBoundaries(t *testing.T) {
 		}
 	}
 
-	res, err = ops.Do(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: DatasetManifest{ID: "health", Owner: "demo",
-		Inputs: []DatasetInput{{Features: health, Outside: "skip"}}}}))
+	res, err = ops.Do(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: ingest.Manifest{ID: "health", Owner: "demo",
+		Inputs: []ingest.Input{{Features: health, Outside: "skip"}}}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -747,7 +656,7 @@ func BenchmarkImport_NationalCSV(b *testing.B) {
 		b.Fatal(err)
 	}
 	path := nationalCSV(b, s)
-	m := DatasetManifest{ID: "pop", Owner: "demo", Attributes: []bolt.Attribute{attrPop}, Inputs: []DatasetInput{{CSV: path}}}
+	m := ingest.Manifest{ID: "pop", Owner: "demo", Attributes: []bolt.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: path}}}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := ops.ImportDataset(ctx, m); err != nil {
@@ -767,10 +676,10 @@ func BenchmarkGather_NationalCSV(b *testing.B) {
 		b.Fatal(err)
 	}
 	path := nationalCSV(b, s)
-	m := DatasetManifest{ID: "pop", Owner: "demo", Attributes: []bolt.Attribute{attrPop}, Inputs: []DatasetInput{{CSV: path}}}
+	m := ingest.Manifest{ID: "pop", Owner: "demo", Attributes: []bolt.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: path}}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, _, err := ops.gather(ctx, m); err != nil {
+		if _, _, _, err := ingest.Gather(ctx, m, ops.Store, ops.openInput); err != nil {
 			b.Fatal(err)
 		}
 	}

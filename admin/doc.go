@@ -1,7 +1,6 @@
 // Package admin carries out the administrative commands of frameindex —
 // organisations with their plans, credits and usage, keys, the grid,
-// datasets (with their importers: CSV, GeoJSON features and zones) and
-// licences — against a data file, whether or not a server is running on it.
+// datasets (read by package ingest) and licences — against a data file, whether or not a server is running on it.
 //
 // bbolt locks its file, so while `frameindex serve` runs no other process can
 // open it. The server therefore listens on a unix socket beside the data file

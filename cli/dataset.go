@@ -9,6 +9,7 @@ import (
 
 	"frameindex/admin"
 	"frameindex/bolt"
+	"frameindex/ingest"
 
 	"github.com/spf13/cobra"
 )
@@ -16,7 +17,7 @@ import (
 func newImportCommand() *cobra.Command {
 	var data, manifest, csvPath, featuresPath, zonesPath, take, outside string
 	var attrs []string
-	var m admin.DatasetManifest
+	var m ingest.Manifest
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "import (--manifest FILE.json | --dataset ID --owner ORG INPUT... --attr SPEC...)",
@@ -52,7 +53,7 @@ with type number, category or text and aggregation sum, mean or mode, e.g.
 					return fmt.Errorf("give either --manifest or the dataset flags, not both")
 				}
 				var err error
-				if m, err = admin.ReadManifest(manifest); err != nil {
+				if m, err = ingest.ReadManifest(manifest); err != nil {
 					return err
 				}
 			} else if err := manifestFromFlags(&m, csvPath, featuresPath, zonesPath, take, outside, attrs); err != nil {
@@ -93,11 +94,11 @@ with type number, category or text and aggregation sum, mean or mode, e.g.
 }
 
 // manifestFromFlags fills m from the single-input flags of import.
-func manifestFromFlags(m *admin.DatasetManifest, csvPath, featuresPath, zonesPath, take, outside string, attrs []string) error {
+func manifestFromFlags(m *ingest.Manifest, csvPath, featuresPath, zonesPath, take, outside string, attrs []string) error {
 	if m.ID == "" || m.Owner == "" {
 		return fmt.Errorf("--dataset and --owner are required (or give --manifest)")
 	}
-	in := admin.DatasetInput{Outside: outside}
+	in := ingest.Input{Outside: outside}
 	n := 0
 	for _, p := range []struct {
 		path string
@@ -141,7 +142,7 @@ func manifestFromFlags(m *admin.DatasetManifest, csvPath, featuresPath, zonesPat
 		}
 		m.Attributes = append(m.Attributes, a)
 	}
-	m.Inputs = []admin.DatasetInput{in}
+	m.Inputs = []ingest.Input{in}
 	return nil
 }
 

@@ -445,13 +445,13 @@ func (a *dataAnswer) write(fs *featureStream) bool {
 			}
 			n++
 			if st.charged {
-				fs.b = appendJSONString(fs.b, a.access[i].Dataset.ID)
+				fs.b = grid.AppendJSONString(fs.b, a.access[i].Dataset.ID)
 				continue
 			}
 			fs.b = append(fs.b, `{"id":`...)
-			fs.b = appendJSONString(fs.b, a.access[i].Dataset.ID)
+			fs.b = grid.AppendJSONString(fs.b, a.access[i].Dataset.ID)
 			fs.b = append(fs.b, `,"name":`...)
-			fs.b = appendJSONString(fs.b, a.access[i].Dataset.Name)
+			fs.b = grid.AppendJSONString(fs.b, a.access[i].Dataset.Name)
 			fs.b = append(fs.b, `,"reason":"`+reasonInsufficientCredits+`"}`...)
 		}
 		if n > 0 {
@@ -467,9 +467,9 @@ func (a *dataAnswer) write(fs *featureStream) bool {
 func (a *dataAnswer) appendEntry(fs *featureStream, e *dataEntry) bool {
 	ds := &a.access[e.ds].Dataset
 	fs.b = append(fs.b, `{"id":`...)
-	fs.b = appendJSONString(fs.b, ds.ID)
+	fs.b = grid.AppendJSONString(fs.b, ds.ID)
 	fs.b = append(fs.b, `,"name":`...)
-	fs.b = appendJSONString(fs.b, ds.Name)
+	fs.b = grid.AppendJSONString(fs.b, ds.Name)
 	if len(e.attrs) > 0 {
 		fs.b = append(fs.b, `,"attributes":`...)
 		fs.b = append(fs.b, e.attrs...)

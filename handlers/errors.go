@@ -5,9 +5,9 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"unicode/utf8"
 
 	"frameindex/bolt"
+	"frameindex/grid"
 )
 
 // Error codes of the API (spec, Errors). Codes are stable; messages are for
@@ -124,9 +124,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 	buf := getBuf()
 	b := append(buf.b, `{"error":{"code":`...)
-	b = appendJSONString(b, code)
+	b = grid.AppendJSONString(b, code)
 	b = append(b, `,"message":`...)
-	b = appendJSONString(b, message)
+	b = grid.AppendJSONString(b, message)
 	b = append(b, "}}\n"...)
 	writeJSON(w, status, b)
 	buf.b = b
@@ -169,55 +169,3 @@ var (
 	jsonContentType = []string{"application/json"}
 	nosniff         = []string{"nosniff"}
 )
-
-// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
-// control characters and the line separators U+2028/U+2029 are escaped, so the
-// result is valid JSON for any input.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}

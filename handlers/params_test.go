@@ -110,8 +110,8 @@ func TestAppendJSONString(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			if got := string(appendJSONString(nil, tt.in)); got != tt.want {
-				t.Errorf("appendJSONString(%q) = %s, want %s", tt.in, got, tt.want)
+			if got := string(grid.AppendJSONString(nil, tt.in)); got != tt.want {
+				t.Errorf("grid.AppendJSONString(%q) = %s, want %s", tt.in, got, tt.want)
 			}
 		})
 	}
@@ -415,17 +415,17 @@ func FuzzAppendJSONString(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out := appendJSONString(nil, s)
+		out := grid.AppendJSONString(nil, s)
 		var got, want string
 		if err := json.Unmarshal(out, &got); err != nil {
-			t.Fatalf("appendJSONString(%q) = %s: %v", s, out, err)
+			t.Fatalf("grid.AppendJSONString(%q) = %s: %v", s, out, err)
 		}
 		ref, _ := json.Marshal(s)
 		if err := json.Unmarshal(ref, &want); err != nil {
 			t.Fatal(err)
 		}
 		if got != want {
-			t.Fatalf("appendJSONString(%q) decodes to %q, encoding/json to %q", s, got, want)
+			t.Fatalf("grid.AppendJSONString(%q) decodes to %q, encoding/json to %q", s, got, want)
 		}
 	})
 }

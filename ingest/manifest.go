@@ -1,0 +1,299 @@
+package ingest
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"frameindex/bolt"
+)
+
+// Manifest describes one dataset version to import: the dataset's
+// description, its declared attributes, and the input files that make it.
+// It is also the JSON file format `frameindex import --manifest F` reads
+// (ReadManifest), for example:
+//
+//	{
+//	  "id": "admin", "name": "Administrative identity", "owner": "demo",
+//	  "description": "State and LGA of every frame", "price": 1,
+//	  "source": "geoBoundaries NGA ADM1/ADM2 (CC BY 4.0)",
+//	  "attributes": [
+//	    {"name": "state", "label": "State", "type": "category", "aggregation": "mode"},
+//	    {"name": "lga", "label": "Local government area", "type": "category", "aggregation": "mode"},
+//	    {"name": "population_2020", "label": "Estimated population", "unit": "people",
+//	     "type": "number", "aggregation": "sum", "year": 2020, "aliases": ["people"]}
+//	  ],
+//	  "inputs": [
+//	    {"zones": "/data/nga_states.geojson", "properties": {"state_name": "state"}},
+//	    {"zones": "/data/nga_lgas.geojson", "properties": {"lga_name": "lga"}},
+//	    {"csv": "/data/population.csv"},
+//	    {"features": "/data/clinics.geojson", "outside": "skip"}
+//	  ]
+//	}
+//
+// Members: id (the organisation-id rule, ^[a-z0-9][a-z0-9_-]{0,63}$), name
+// (default: the id), description, owner (an existing organisation), price
+// (credits a per-query licensee pays per contributing request; absent or 0
+// means 1), source (default: the inputs' file names), attributes (see
+// bolt.Attribute; aggregation defaults to "mode" for category and text and
+// must be given for numbers), inputs (at least one). Unknown members are
+// refused.
+//
+// Inputs merge into one dataset version: a frame's attributes from all
+// inputs go into one object (in declared order), and features are appended
+// in input order. A frame given the same attribute twice — by two inputs,
+// two rows of one CSV, or two zones inputs — is an error naming both
+// places. Each input is exactly one of:
+//
+//   - "csv": a UTF-8 CSV file with a header row, keyed by a frame_id column
+//     or by lat and lon columns (decimal degrees, resolved to the frame
+//     holding the point). Every other column must be a declared attribute;
+//     every cell of a number attribute must be a finite decimal number
+//     (written as a JSON number: integers exactly as given without leading
+//     zeros, other numbers in their shortest form), category and text cells
+//     become JSON strings; an empty cell leaves the attribute absent on that
+//     frame.
+//   - "features": GeoJSON features (points, lines, polygons), each stored on
+//     the frame holding its representative point (see RepresentativePoint).
+//   - "zones": GeoJSON Polygon/MultiPolygon features with "properties", a
+//     map from property name to declared attribute name: each zone's
+//     property values (JSON kept as it is; a missing or null property
+//     leaves the attribute absent) go to every frame whose centre the zone
+//     contains (a lattice cell's centre; for imported polygon frames, the
+//     centre of the frame's bounding box). Where two zones of one input
+//     contain a frame's centre, the first zone in the file wins.
+//
+// "outside": "skip" on a csv or features input skips rows and features on
+// no frame of the grid (counted in DatasetView.Skipped) instead of refusing
+// the import. Input paths must be absolute when sent to a server.
+type Manifest struct {
+	ID          string           `json:"id"`
+	Name        string           `json:"name,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Owner       string           `json:"owner"`
+	Price       int64            `json:"price,omitempty"`
+	Source      string           `json:"source,omitempty"`
+	Attributes  []bolt.Attribute `json:"attributes,omitempty"`
+	Inputs      []Input          `json:"inputs"`
+}
+
+// Input is one input file of a Manifest: exactly one of CSV,
+// Features and Zones is set.
+type Input struct {
+	CSV        string            `json:"csv,omitempty"`
+	Features   string            `json:"features,omitempty"`
+	Zones      string            `json:"zones,omitempty"`
+	Properties map[string]string `json:"properties,omitempty"` // zones: property -> attribute
+	Outside    string            `json:"outside,omitempty"`    // csv, features: "" or "error" (default), "skip"
+}
+
+// ReadManifest reads a Manifest from a JSON file, strictly (unknown
+// members and trailing data are errors), and makes relative input paths
+// absolute against the manifest's own directory. Errors wrap bolt.ErrInvalid
+// and name the file. The manifest is not checked further here: ImportDataset
+// does that.
+func ReadManifest(path string) (Manifest, error) {
+	var m Manifest
+	f, err := os.Open(path)
+	if err != nil {
+		return m, fmt.Errorf("%w: manifest: %v", bolt.ErrInvalid, err)
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReader(f))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return m, fmt.Errorf("%w: manifest %s: %v", bolt.ErrInvalid, path, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return m, fmt.Errorf("%w: manifest %s: data after the JSON object", bolt.ErrInvalid, path)
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return m, fmt.Errorf("%w: manifest %s: %v", bolt.ErrInvalid, path, err)
+	}
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	for i := range m.Inputs {
+		in := &m.Inputs[i]
+		in.CSV, in.Features, in.Zones = abs(in.CSV), abs(in.Features), abs(in.Zones)
+	}
+	return m, nil
+}
+
+var (
+	datasetIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+	attrNamePattern  = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
+)
+
+// Input kinds.
+const (
+	inputCSV = iota
+	inputFeatures
+	inputZones
+)
+
+// maxDeclared bounds the attributes and the inputs of one manifest (they
+// are numbered in 16 bits while importing).
+const maxDeclared = 1000
+
+// checkedInput is a Input after checking.
+type checkedInput struct {
+	kind  int
+	path  string
+	skip  bool
+	props []zoneProp // zones: sorted by property name
+}
+
+type zoneProp struct {
+	property string
+	attr     int
+}
+
+// checkManifest checks everything about m that needs no input file and
+// returns the dataset to store and its inputs. Errors wrap bolt.ErrInvalid.
+func checkManifest(m Manifest) (bolt.Dataset, []checkedInput, error) {
+	bad := func(format string, args ...any) (bolt.Dataset, []checkedInput, error) {
+		return bolt.Dataset{}, nil, fmt.Errorf("%w: dataset %q: %s", bolt.ErrInvalid, m.ID, fmt.Sprintf(format, args...))
+	}
+	if !datasetIDPattern.MatchString(m.ID) {
+		return bolt.Dataset{}, nil, fmt.Errorf("%w: invalid dataset id %q: must match ^[a-z0-9][a-z0-9_-]{0,63}$", bolt.ErrInvalid, m.ID)
+	}
+	if m.Owner == "" {
+		return bad("no owner organisation")
+	}
+	if m.Price < 0 {
+		return bad("price %d is negative", m.Price)
+	}
+	d := bolt.Dataset{ID: m.ID, Name: m.Name, Description: m.Description, Owner: m.Owner,
+		Price: m.Price, Source: m.Source}
+	if d.Name == "" {
+		d.Name = d.ID
+	}
+	if d.Price == 0 {
+		d.Price = 1
+	}
+	attrIndex := map[string]int{}
+	for i, a := range m.Attributes {
+		if !attrNamePattern.MatchString(a.Name) {
+			return bad("attribute %d: name %q must match ^[A-Za-z0-9_]{1,64}$", i, a.Name)
+		}
+		switch a.Name {
+		case "frame_id", "lat", "lon":
+			return bad("attribute %q: the name is reserved for the CSV key columns", a.Name)
+		}
+		if _, dup := attrIndex[a.Name]; dup {
+			return bad("attribute %q is declared twice", a.Name)
+		}
+		attrIndex[a.Name] = i
+		if a.Label == "" {
+			a.Label = a.Name
+		}
+		switch a.Type {
+		case bolt.TypeNumber:
+			if a.Aggregation == "" {
+				return bad("attribute %q: a number needs an aggregation (sum, mean or mode)", a.Name)
+			}
+		case bolt.TypeCategory, bolt.TypeText:
+			if a.Aggregation == "" {
+				a.Aggregation = bolt.AggMode
+			}
+			if a.Aggregation == bolt.AggSum || a.Aggregation == bolt.AggMean {
+				return bad("attribute %q: aggregation %q is only for numbers; a %s takes mode", a.Name, a.Aggregation, a.Type)
+			}
+		default:
+			return bad("attribute %q: type %q: want number, category or text", a.Name, a.Type)
+		}
+		switch a.Aggregation {
+		case bolt.AggSum, bolt.AggMean, bolt.AggMode:
+		default:
+			return bad("attribute %q: aggregation %q: want sum, mean or mode", a.Name, a.Aggregation)
+		}
+		if a.Year < 0 || a.Year > 9999 {
+			return bad("attribute %q: year %d is not a year", a.Name, a.Year)
+		}
+		for _, al := range a.Aliases {
+			if strings.TrimSpace(al) == "" {
+				return bad("attribute %q: an alias is empty", a.Name)
+			}
+		}
+		d.Attributes = append(d.Attributes, a)
+	}
+	if len(m.Attributes) > maxDeclared {
+		return bad("%d attributes; at most %d", len(m.Attributes), maxDeclared)
+	}
+	if len(m.Inputs) == 0 {
+		return bad("no inputs")
+	}
+	if len(m.Inputs) > maxDeclared {
+		return bad("%d inputs; at most %d", len(m.Inputs), maxDeclared)
+	}
+	var ins []checkedInput
+	var names []string
+	for i, in := range m.Inputs {
+		var c checkedInput
+		n := 0
+		if in.CSV != "" {
+			c.kind, c.path, n = inputCSV, in.CSV, n+1
+		}
+		if in.Features != "" {
+			c.kind, c.path, n = inputFeatures, in.Features, n+1
+		}
+		if in.Zones != "" {
+			c.kind, c.path, n = inputZones, in.Zones, n+1
+		}
+		if n != 1 {
+			return bad("input %d: give exactly one of csv, features and zones", i)
+		}
+		if !filepath.IsAbs(c.path) {
+			return bad("input %d: path %q must be absolute", i, c.path)
+		}
+		switch in.Outside {
+		case "", "error":
+		case "skip":
+			if c.kind == inputZones {
+				return bad("input %d (%s): outside: skip is for csv and features inputs", i, c.path)
+			}
+			c.skip = true
+		default:
+			return bad("input %d (%s): outside %q: want error or skip", i, c.path, in.Outside)
+		}
+		if c.kind != inputZones && len(in.Properties) > 0 {
+			return bad("input %d (%s): properties are for zones inputs", i, c.path)
+		}
+		if c.kind == inputZones {
+			if len(in.Properties) == 0 {
+				return bad("input %d (%s): a zones input needs properties (property -> attribute)", i, c.path)
+			}
+			seen := map[int]string{}
+			for p, a := range in.Properties {
+				k, ok := attrIndex[a]
+				if !ok {
+					return bad("input %d (%s): property %q maps to %q, which is not a declared attribute", i, c.path, p, a)
+				}
+				if q, dup := seen[k]; dup {
+					p, q = min(p, q), max(p, q)
+					return bad("input %d (%s): properties %q and %q both map to attribute %q", i, c.path, p, q, a)
+				}
+				seen[k] = p
+				c.props = append(c.props, zoneProp{property: p, attr: k})
+			}
+			sort.Slice(c.props, func(x, y int) bool { return c.props[x].property < c.props[y].property })
+		}
+		ins = append(ins, c)
+		names = append(names, [...]string{"csv ", "features ", "zones "}[c.kind]+filepath.Base(c.path))
+	}
+	if d.Source == "" {
+		d.Source = strings.Join(names, "; ")
+	}
+	return d, ins, nil
+}

@@ -1,0 +1,203 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"frameindex/bolt"
+	"frameindex/grid"
+)
+
+// readZones reads one zones input: every frame whose centre a zone
+// contains gets the zone's mapped properties; the first zone containing a
+// centre wins.
+func (im *importer) readZones(ctx context.Context, r io.Reader, path string, input int, props []zoneProp) error {
+	im.register(path, input, inputZones)
+	for _, p := range props {
+		im.given[p.attr] = true
+	}
+	claimed := map[uint64]struct{}{}
+	type zoneVal struct {
+		attr   uint16
+		off, n uint32
+	}
+	var zv []zoneVal
+	n := 0
+	err := grid.ReadFeatures(r, func(i int, f grid.InFeature) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n++
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("%w: %s feature %d: %s", bolt.ErrInvalid, path, i, fmt.Sprintf(format, args...))
+		}
+		if f.Geometry == nil {
+			return bad("has no geometry; a zone is a Polygon or MultiPolygon")
+		}
+		m, err := grid.ParseGeometry(f.Geometry)
+		if err != nil {
+			return bad("%v", err)
+		}
+		if err := m.Validate(); err != nil {
+			return bad("%v", err)
+		}
+		zv = zv[:0]
+		for _, p := range props {
+			v, ok := f.Properties[p.property]
+			if !ok || v == nil {
+				continue
+			}
+			a := im.attrs[p.attr]
+			var text []byte
+			switch v := v.(type) {
+			case json.Number:
+				if a.Type != bolt.TypeNumber {
+					return bad("property %q is the number %s, but attribute %q is a %s (want a string)", p.property, clip(string(v)), a.Name, a.Type)
+				}
+				text = []byte(v)
+			case string:
+				if a.Type == bolt.TypeNumber {
+					return bad("property %q is the string %q, but attribute %q is a number", p.property, clip(v), a.Name)
+				}
+				text = grid.AppendJSONString(nil, v)
+			default:
+				return bad("property %q is %s; attribute %q takes a %s", p.property, jsonKindOf(v), a.Name,
+					map[bool]string{true: "number", false: "string"}[a.Type == bolt.TypeNumber])
+			}
+			off, ln, err := im.addValue(text)
+			if err != nil {
+				return bad("%v", err)
+			}
+			zv = append(zv, zoneVal{attr: uint16(p.attr), off: off, n: ln})
+		}
+		zc := newZoneContainer(m)
+		im.ix.Box(m.Bounds(), im.ix.Len(), func(sh grid.Shape) bool {
+			lon, lat := (sh.Box.MinLon+sh.Box.MaxLon)/2, (sh.Box.MinLat+sh.Box.MaxLat)/2
+			if !zc.contains(lon, lat) {
+				return true
+			}
+			if _, taken := claimed[sh.ID]; taken {
+				return true
+			}
+			claimed[sh.ID] = struct{}{}
+			for _, v := range zv {
+				im.entries = append(im.entries, attrEntry{frame: sh.ID, attr: v.attr, input: uint16(input),
+					pos: int32(min(i, math.MaxInt32)), off: v.off, n: v.n})
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, bolt.ErrInvalid) || ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, path, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%w: %s: no zones", bolt.ErrInvalid, path)
+	}
+	return nil
+}
+
+func jsonKindOf(v any) string {
+	switch v.(type) {
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// zoneContainer answers grid.MultiPolygon.ContainsPoint for many points,
+// fast for points that share a latitude (the cells of one lattice row): the
+// crossings of each polygon's rings with that latitude are found once and
+// sorted, and a point is inside when an odd number of them lie east of it.
+// Points within rounding distance of a crossing are decided by the exact
+// ContainsPoint, so the answer is always the same as ContainsPoint's.
+type zoneContainer struct {
+	m     grid.MultiPolygon
+	bound []grid.Box
+	lat   float64
+	have  bool
+	xs    [][]float64 // per polygon, for lat
+}
+
+func newZoneContainer(m grid.MultiPolygon) *zoneContainer {
+	z := &zoneContainer{m: m, bound: make([]grid.Box, len(m)), xs: make([][]float64, len(m))}
+	for i, p := range m {
+		z.bound[i] = grid.MultiPolygon{p}.Bounds()
+	}
+	return z
+}
+
+func (z *zoneContainer) contains(lon, lat float64) bool {
+	if !z.have || lat != z.lat {
+		z.lat, z.have = lat, true
+		for i, p := range z.m {
+			xs := z.xs[i][:0]
+			if lat >= z.bound[i].MinLat && lat <= z.bound[i].MaxLat {
+				xs = appendCrossings(xs, p, lat)
+				slices.Sort(xs)
+			}
+			z.xs[i] = xs
+		}
+	}
+	for i, p := range z.m {
+		xs := z.xs[i]
+		if len(xs) == 0 {
+			continue
+		}
+		k, _ := slices.BinarySearch(xs, lon) // first crossing at or east of lon
+		near := false
+		if k < len(xs) && xs[k]-lon <= 1e-9*(1+math.Abs(lon)) {
+			near = true
+		}
+		if k > 0 && lon-xs[k-1] <= 1e-9*(1+math.Abs(lon)) {
+			near = true
+		}
+		if near {
+			if p.ContainsPoint(lon, lat) {
+				return true
+			}
+			continue
+		}
+		if (len(xs)-k)%2 == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// appendCrossings appends the longitudes where the rings of p cross the
+// latitude y, counting an edge as grid's ContainsPoint does: when exactly
+// one of its ends lies south of y.
+func appendCrossings(xs []float64, p grid.Polygon, y float64) []float64 {
+	for _, r := range p {
+		n := len(r)
+		if n < 2 {
+			continue
+		}
+		j := n - 1
+		for i := 0; i < n; i++ {
+			a, b := r[j], r[i]
+			j = i
+			if (a[1] < y) == (b[1] < y) {
+				continue
+			}
+			if a[1] > b[1] {
+				a, b = b, a
+			}
+			xs = append(xs, a[0]+(y-a[1])*(b[0]-a[0])/(b[1]-a[1]))
+		}
+	}
+	return xs
+}
