@@ -1,52 +1,31 @@
 package handlers
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
-	"time"
 
+	"frameindex/access"
 	"frameindex/bolt"
 	"frameindex/grid"
 )
 
-// DataStore reads what datasets record on frames and charges per-query
-// datasets. *bolt.Store implements it. All methods must be safe for
-// concurrent use; the handlers never modify the slices they are given
-// (except to sort a Readable answer that is not sorted, on a copy).
-type DataStore interface {
-	// Readable returns the datasets key may read, sorted by id, each with
-	// whether it is charged per query.
-	Readable(k bolt.Key) ([]bolt.Access, error)
-	// ReadFrames reads, in one read transaction, what the datasets ids
-	// record on frames, in the order of frames. Features are returned only
-	// with withFeatures, at most featureCap per dataset over the whole call,
-	// filled frame by frame.
-	ReadFrames(ids []string, frames []uint64, withFeatures bool, featureCap int) ([]bolt.FrameData, error)
-	// Charge debits, in one transaction, each per-query dataset of ds the
-	// organisation's balance covers; the ones it does not cover are
-	// returned in leftOut, not charged. Each dataset of ds is in exactly one
-	// of the two lists.
-	Charge(orgID, keyID, requestID string, ds []bolt.DatasetPrice, now time.Time) (charged, leftOut []string, err error)
-}
+// DataStore is what the dataset calls need of the data file: access.Store
+// (reading frames, charging per-query datasets). *bolt.Store implements it.
+type DataStore = access.Store
 
-// featureCap is the most features the data call returns per dataset per
-// request (spec, Caps).
-const featureCap = 200
-
-// reasonInsufficientCredits is the reason of a dataset left out because the
-// organisation's credits did not cover its per-query charge (contract §3).
-const reasonInsufficientCredits = "insufficient_credits"
+// featureCap and reasonInsufficientCredits are access's, named here for
+// the handlers' tests.
+const (
+	featureCap                = access.FeatureCap
+	reasonInsufficientCredits = access.ReasonInsufficientCredits
+)
 
 // Errors of the data call that are server failures (500 internal, logged).
 var (
 	errNoData      = errors.New("handlers: no dataset store (Config.Data is nil)")
 	errNoPrincipal = errors.New("handlers: a call reading datasets ran without an authenticated key (route not behind requireKey)")
-	errStoreAnswer = errors.New("handlers: the dataset store broke its contract")
 )
 
 // handleFramesData answers GET /v1/frames/data?ids= (contract §3): for each
@@ -80,8 +59,9 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	if asks := ans.perQuery(); len(asks) > 0 {
-		if _, ok := s.charge(w, r, key, &ans, asks); !ok {
+	if asks := ans.PerQuery(); len(asks) > 0 {
+		if _, err := ans.Charge(ctx, s.data, key, requestIDOf(w), asks, s.now()); err != nil {
+			s.writeError(w, r, err)
 			return
 		}
 	}
@@ -89,7 +69,7 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 	buf := getBuf()
 	defer func() { putBuf(buf) }()
 	fs := featureStream{w: w, ctx: ctx, b: buf.b}
-	ok = ans.write(&fs)
+	ok = writeDataAnswer(&fs, ans)
 	buf.b = fs.b // keep the grown buffer for the pool
 	if !ok {
 		s.failStream(w, r, &fs)
@@ -102,51 +82,19 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// readDataAnswer looks the frames up in the grid, reads what every dataset
-// key may read records on the known ones (features only with
-// withFeatures, under featureCap) and checks the store's answer. It is the
-// common part of the data call and the question call. No grid snapshot, no
-// store, a store error or a store answer that breaks the DataStore contract
-// are errors answered 500 internal.
-func (s *Server) readDataAnswer(key bolt.Key, ids []uint64, withFeatures bool) (dataAnswer, error) {
+// readDataAnswer reads, through package access, what key may read on the
+// frames ids (features only with withFeatures). It is the common part of
+// the data call and the question call. No grid snapshot or no store is an
+// error answered 500 internal, as are access's errors.
+func (s *Server) readDataAnswer(key bolt.Key, ids []uint64, withFeatures bool) (*access.Answer, error) {
 	ix := s.frames()
 	if ix == nil {
-		return dataAnswer{}, errNoGrid
+		return nil, errNoGrid
 	}
 	if s.data == nil {
-		return dataAnswer{}, errNoData
+		return nil, errNoData
 	}
-	// The frames, and the ids of the known ones for the store: records on
-	// an id the grid no longer holds are not shown and not charged.
-	frames := make([]dataFrame, len(ids))
-	known := make([]uint64, 0, len(ids))
-	for i, id := range ids {
-		frames[i].id = id
-		frames[i].shape, frames[i].known = ix.Shape(id)
-		if frames[i].known {
-			known = append(known, id)
-		}
-	}
-	access, err := s.data.Readable(key)
-	if err != nil {
-		return dataAnswer{}, fmt.Errorf("reading the datasets key %s may read: %w", key.ID, err)
-	}
-	access = sortedAccess(access)
-	var fd []bolt.FrameData
-	if len(access) > 0 && len(known) > 0 {
-		names := make([]string, len(access))
-		for i := range access {
-			names[i] = access[i].Dataset.ID
-		}
-		if fd, err = s.data.ReadFrames(names, known, withFeatures, featureCap); err != nil {
-			return dataAnswer{}, fmt.Errorf("reading %d datasets on %d frames: %w", len(names), len(known), err)
-		}
-	}
-	ans := dataAnswer{access: access, frames: frames, withFeatures: withFeatures}
-	if err := ans.collect(fd); err != nil {
-		return dataAnswer{}, err
-	}
-	return ans, nil
+	return access.Read(s.data, ix, key, ids, withFeatures)
 }
 
 // requestIDOf returns the id of the request whose response w is: the one
@@ -191,232 +139,29 @@ func parseDataQuery(q query) ([]uint64, error) {
 	return uniq, nil
 }
 
-// sortedAccess returns access sorted by dataset id: access itself when it
-// is (as Readable promises), otherwise a sorted copy, since the store may
-// share its slice with other requests.
-func sortedAccess(access []bolt.Access) []bolt.Access {
-	cmp := func(a, b bolt.Access) int { return strings.Compare(a.Dataset.ID, b.Dataset.ID) }
-	if slices.IsSortedFunc(access, cmp) {
-		return access
-	}
-	access = slices.Clone(access)
-	slices.SortFunc(access, cmp)
-	return access
-}
-
-// dataFrame is one frame of the answer.
-type dataFrame struct {
-	id      uint64
-	shape   grid.Shape
-	known   bool
-	entries []dataEntry // ascending dataset (access index)
-}
-
-// dataEntry is what one dataset records on one frame, as it will be shown.
-type dataEntry struct {
-	ds        int // index into dataAnswer.access
-	attrs     []byte
-	features  [][]byte // nil without feature.read
-	count     int      // featureCount
-	truncated bool
-}
-
-// dsState is what a request learnt about one readable dataset.
-type dsState struct {
-	contributed bool // it records something on a requested frame
-	used        int  // features shown so far
-	leftOut     bool // per query, and the credits did not cover it
-	charged     bool
-}
-
-// dataAnswer assembles the data call's answer from the store's records.
-type dataAnswer struct {
-	access       []bolt.Access // sorted by dataset id
-	frames       []dataFrame   // request order, each once
-	withFeatures bool
-	state        []dsState // parallel to access
-}
-
-// storeError reports an answer of the store that breaks the DataStore
-// contract; it is a 500, with the detail for the log.
-func storeError(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{errStoreAnswer}, args...)...)
-}
-
-// collect matches the store's records to the requested frames and checks
-// them: frames in the order asked (the store may leave out frames with no
-// records), datasets among those asked, each once per frame, attributes a
-// JSON object and features JSON objects. It applies the feature cap again,
-// so an over-generous store cannot break it, and drops features the key may
-// not see.
-func (a *dataAnswer) collect(fd []bolt.FrameData) error {
-	a.state = make([]dsState, len(a.access))
-	total := 0
-	for i := range fd {
-		total += len(fd[i].Datasets)
-	}
-	all := make([]dataEntry, 0, total) // every frame's entries, one allocation
-	j := 0
-	for i := range a.frames {
-		f := &a.frames[i]
-		if !f.known || j >= len(fd) || fd[j].Frame != f.id {
-			continue
-		}
-		rec := fd[j].Datasets
-		j++
-		start := len(all)
-		for k := range rec {
-			e, ok, err := a.entry(f.id, &rec[k])
-			if err != nil {
-				return err
-			}
-			if ok {
-				all = append(all, e)
-			}
-		}
-		f.entries = all[start:len(all):len(all)]
-		if !slices.IsSortedFunc(f.entries, func(x, y dataEntry) int { return x.ds - y.ds }) {
-			slices.SortFunc(f.entries, func(x, y dataEntry) int { return x.ds - y.ds })
-		}
-		for k := 1; k < len(f.entries); k++ {
-			if f.entries[k].ds == f.entries[k-1].ds {
-				return storeError("dataset %q appears twice on frame %d", a.access[f.entries[k].ds].Dataset.ID, f.id)
-			}
-		}
-	}
-	if j < len(fd) {
-		return storeError("ReadFrames returned frame %d, which was not asked for or is out of order", fd[j].Frame)
-	}
-	return nil
-}
-
-// entry checks one dataset's record on frame fr and returns it as it will
-// be shown; ok is false when it records nothing there.
-func (a *dataAnswer) entry(fr uint64, d *bolt.DatasetFrame) (e dataEntry, ok bool, err error) {
-	ds, found := slices.BinarySearchFunc(a.access, d.Dataset, func(x bolt.Access, id string) int {
-		return strings.Compare(x.Dataset.ID, id)
-	})
-	if !found {
-		return e, false, storeError("ReadFrames returned dataset %q on frame %d, which the key may not read", d.Dataset, fr)
-	}
-	if len(d.Attrs) > 0 && !isObject(d.Attrs) {
-		return e, false, storeError("the attributes of dataset %q on frame %d are not a JSON object", d.Dataset, fr)
-	}
-	e = dataEntry{ds: ds, attrs: d.Attrs, count: max(d.FeatureCount, len(d.Features))}
-	if a.withFeatures {
-		st := &a.state[ds]
-		n := min(len(d.Features), featureCap-st.used)
-		for _, ft := range d.Features[:n] {
-			if !isObject(ft) {
-				return e, false, storeError("a feature of dataset %q on frame %d is not a JSON object", d.Dataset, fr)
-			}
-		}
-		if n > 0 {
-			e.features = d.Features[:n]
-		}
-		st.used += n
-		e.truncated = d.FeaturesTruncated || n < e.count // the entry lost features
-	}
-	if len(e.attrs) == 0 && e.count == 0 {
-		return e, false, nil // records nothing here
-	}
-	a.state[ds].contributed = true
-	return e, true, nil
-}
-
-// isObject is a cheap check that b holds a JSON object: its first and last
-// bytes other than JSON white space are '{' and '}'. The store keeps what
-// the importer validated; this catches a record that is not an object at
-// all without re-parsing every record on every request.
-func isObject(b []byte) bool {
-	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-	i, k := 0, len(b)-1
-	for i <= k && isSpace(b[i]) {
-		i++
-	}
-	for k >= i && isSpace(b[k]) {
-		k--
-	}
-	return k > i && b[i] == '{' && b[k] == '}'
-}
-
-// perQuery returns the per-query datasets that contributed, in ascending id
-// order, with their prices: what Charge is asked to debit.
-func (a *dataAnswer) perQuery() []bolt.DatasetPrice {
-	var asks []bolt.DatasetPrice
-	for i, st := range a.state {
-		if st.contributed && a.access[i].PerQuery {
-			asks = append(asks, bolt.DatasetPrice{ID: a.access[i].Dataset.ID, Price: a.access[i].Dataset.Price})
-		}
-	}
-	return asks
-}
-
-// settle records Charge's answer: each dataset asked is either charged or
-// left out, and nothing else is named. A left-out dataset is then removed
-// from every frame.
-func (a *dataAnswer) settle(asks []bolt.DatasetPrice, charged, leftOut []string) error {
-	find := func(id string) (int, bool) {
-		return slices.BinarySearchFunc(a.access, id, func(x bolt.Access, id string) int {
-			return strings.Compare(x.Dataset.ID, id)
-		})
-	}
-	asked := func(id string) bool {
-		return slices.ContainsFunc(asks, func(p bolt.DatasetPrice) bool { return p.ID == id })
-	}
-	for _, id := range charged {
-		i, ok := find(id)
-		if !ok || !asked(id) || a.state[i].charged {
-			return storeError("Charge reported %q as charged, which was not asked for or was reported twice", id)
-		}
-		a.state[i].charged = true
-	}
-	for _, id := range leftOut {
-		i, ok := find(id)
-		if !ok || !asked(id) || a.state[i].charged || a.state[i].leftOut {
-			return storeError("Charge reported %q as left out, which was not asked for or was reported twice", id)
-		}
-		a.state[i].leftOut = true
-	}
-	for _, p := range asks {
-		i, _ := find(p.ID)
-		if !a.state[i].charged && !a.state[i].leftOut {
-			return storeError("Charge reported dataset %q neither charged nor left out", p.ID)
-		}
-	}
-	if len(leftOut) == 0 {
-		return nil
-	}
-	for fi := range a.frames {
-		f := &a.frames[fi]
-		f.entries = slices.DeleteFunc(f.entries, func(e dataEntry) bool { return a.state[e.ds].leftOut })
-	}
-	return nil
-}
-
-// write streams the answer into fs, up to the last chunk, which fs.finish
+// writeDataAnswer streams a into fs, up to the last chunk, which fs.finish
 // sends: {"data":{"frames":[...],"charged":[...],"leftOut":[...]}}. It
 // returns false when the stream stopped (fs.err says why).
-func (a *dataAnswer) write(fs *featureStream) bool {
+func writeDataAnswer(fs *featureStream, a *access.Answer) bool {
 	fs.b = append(fs.b, dataPrefix+`{"frames":[`...)
-	for i := range a.frames {
-		f := &a.frames[i]
+	for i := range a.Frames {
+		f := &a.Frames[i]
 		if i > 0 {
 			fs.b = append(fs.b, ',')
 		}
 		fs.b = append(fs.b, `{"id":"`...)
-		fs.b = strconv.AppendUint(fs.b, f.id, 10)
+		fs.b = strconv.AppendUint(fs.b, f.ID, 10)
 		fs.b = append(fs.b, '"')
-		if f.known {
+		if f.Known {
 			fs.b = append(fs.b, `,"bbox":`...)
-			fs.b = f.shape.AppendBBox(fs.b)
+			fs.b = f.Shape.AppendBBox(fs.b)
 		}
 		fs.b = append(fs.b, `,"datasets":[`...)
-		for k := range f.entries {
+		for k := range f.Entries {
 			if k > 0 {
 				fs.b = append(fs.b, ',')
 			}
-			if !a.appendEntry(fs, &f.entries[k]) {
+			if !appendEntry(fs, a, &f.Entries[k]) {
 				return false
 			}
 		}
@@ -428,13 +173,13 @@ func (a *dataAnswer) write(fs *featureStream) bool {
 	fs.b = append(fs.b, ']')
 	for _, member := range [...]struct {
 		name string
-		pick func(dsState) bool
+		pick func(access.State) bool
 	}{
-		{`,"charged":[`, func(st dsState) bool { return st.charged }},
-		{`,"leftOut":[`, func(st dsState) bool { return st.leftOut }},
+		{`,"charged":[`, func(st access.State) bool { return st.Charged }},
+		{`,"leftOut":[`, func(st access.State) bool { return st.LeftOut }},
 	} {
 		n := 0
-		for i, st := range a.state {
+		for i, st := range a.State {
 			if !member.pick(st) {
 				continue
 			}
@@ -444,14 +189,14 @@ func (a *dataAnswer) write(fs *featureStream) bool {
 				fs.b = append(fs.b, ',')
 			}
 			n++
-			if st.charged {
-				fs.b = grid.AppendJSONString(fs.b, a.access[i].Dataset.ID)
+			if st.Charged {
+				fs.b = grid.AppendJSONString(fs.b, a.Access[i].Dataset.ID)
 				continue
 			}
 			fs.b = append(fs.b, `{"id":`...)
-			fs.b = grid.AppendJSONString(fs.b, a.access[i].Dataset.ID)
+			fs.b = grid.AppendJSONString(fs.b, a.Access[i].Dataset.ID)
 			fs.b = append(fs.b, `,"name":`...)
-			fs.b = grid.AppendJSONString(fs.b, a.access[i].Dataset.Name)
+			fs.b = grid.AppendJSONString(fs.b, a.Access[i].Dataset.Name)
 			fs.b = append(fs.b, `,"reason":"`+reasonInsufficientCredits+`"}`...)
 		}
 		if n > 0 {
@@ -464,19 +209,19 @@ func (a *dataAnswer) write(fs *featureStream) bool {
 
 // appendEntry appends one dataset entry, flushing between features when the
 // pending bytes reach a chunk.
-func (a *dataAnswer) appendEntry(fs *featureStream, e *dataEntry) bool {
-	ds := &a.access[e.ds].Dataset
+func appendEntry(fs *featureStream, a *access.Answer, e *access.Entry) bool {
+	ds := &a.Access[e.Dataset].Dataset
 	fs.b = append(fs.b, `{"id":`...)
 	fs.b = grid.AppendJSONString(fs.b, ds.ID)
 	fs.b = append(fs.b, `,"name":`...)
 	fs.b = grid.AppendJSONString(fs.b, ds.Name)
-	if len(e.attrs) > 0 {
+	if len(e.Attrs) > 0 {
 		fs.b = append(fs.b, `,"attributes":`...)
-		fs.b = append(fs.b, e.attrs...)
+		fs.b = append(fs.b, e.Attrs...)
 	}
-	if len(e.features) > 0 {
+	if len(e.Features) > 0 {
 		fs.b = append(fs.b, `,"features":{"type":"FeatureCollection","features":[`...)
-		for i, ft := range e.features {
+		for i, ft := range e.Features {
 			if i > 0 {
 				fs.b = append(fs.b, ',')
 			}
@@ -487,34 +232,13 @@ func (a *dataAnswer) appendEntry(fs *featureStream, e *dataEntry) bool {
 		}
 		fs.b = append(fs.b, "]}"...)
 	}
-	if e.count > 0 {
+	if e.Count > 0 {
 		fs.b = append(fs.b, `,"featureCount":`...)
-		fs.b = strconv.AppendInt(fs.b, int64(e.count), 10)
+		fs.b = strconv.AppendInt(fs.b, int64(e.Count), 10)
 	}
-	if e.truncated {
+	if e.Truncated {
 		fs.b = append(fs.b, `,"featuresTruncated":true`...)
 	}
 	fs.b = append(fs.b, '}')
 	return true
-}
-
-// charge debits the per-query datasets asks for this request and records
-// the outcome in ans. On failure it has answered the request (ok false);
-// otherwise it returns the datasets the credits could not cover.
-func (s *Server) charge(w http.ResponseWriter, r *http.Request, key bolt.Key, ans *dataAnswer, asks []bolt.DatasetPrice) (leftOut []string, ok bool) {
-	ctx := r.Context()
-	if ctx.Err() != nil {
-		s.writeError(w, r, context.Cause(ctx))
-		return nil, false
-	}
-	charged, leftOut, err := s.data.Charge(key.OrgID, key.ID, requestIDOf(w), asks, s.now())
-	if err != nil {
-		s.writeError(w, r, fmt.Errorf("charging %d per-query datasets to organisation %s: %w", len(asks), key.OrgID, err))
-		return nil, false
-	}
-	if err := ans.settle(asks, charged, leftOut); err != nil {
-		s.writeError(w, r, err)
-		return nil, false
-	}
-	return leftOut, true
 }

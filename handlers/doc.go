@@ -24,12 +24,12 @@
 //
 // GET /v1/frames/data (contract §3) parses ids as GET /v1/frames does
 // (1..100, duplicates counted, then answered once in the order first
-// asked), looks the frames up in the grid, asks the DataStore which datasets
-// the key may read (its organisation's, its licensed ones, minus those it
+// asked), and hands the rest to package access: it looks the frames up in
+// the grid, asks the DataStore which datasets the key may read (its organisation's, its licensed ones, minus those it
 // was narrowed away from), and reads them on the known frames in one
 // ReadFrames call with the 200-feature cap; ids the grid does not hold are
 // answered with no bbox and an empty datasets list, and are not read. The
-// handler checks the store's answer (frames in order, datasets among those
+// store's answer is checked (frames in order, datasets among those
 // readable, attributes and features that begin and end as JSON objects),
 // applies the cap again and drops features unless the key has feature.read. Per-query datasets that
 // contributed anything (attributes, features or a bare featureCount) go to

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"frameindex/bolt"
+	"frameindex/access"
 	"frameindex/insight"
 )
 
@@ -44,7 +44,7 @@ var errEngineAnswer = errors.New("handlers: the insight engine's answer could no
 // insightRaw.params). The frames are looked up in the grid; the known ones
 // are read in one ReadFrames call without features (the engine needs the
 // attributes and feature counts only), through the same checks as the data
-// call (dataAnswer.collect). The engine answers; the per-query datasets its
+// call (package access). The engine answers; the per-query datasets its
 // figures used (Insight.Used) that recorded something on the frames are
 // charged in one Charge call, as on the data call. Those the credits do not
 // cover are removed from the inputs (from the datasets and from every
@@ -75,33 +75,20 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	req, err := insightRequest(p, &ans)
+	req, err := ans.Request(access.Question{Text: p.question, Format: p.format, Register: p.register})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	res := s.answer(req)
-
 	// Charge what the figures used; recompute without what was left out.
-	// Each round settles at least one dataset, so this ends.
-	for {
-		asks := ans.usedPerQuery(res.Used)
-		if len(asks) == 0 {
-			break
-		}
-		leftOut, ok := s.charge(w, r, key, &ans, asks)
-		if !ok {
-			return
-		}
-		if len(leftOut) == 0 {
-			break
-		}
-		req = withoutDatasets(req, leftOut)
-		res = s.answer(req)
+	res, err := ans.Ask(r.Context(), s.data, key, requestIDOf(w), s.now(), req, s.answer)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
 
 	wd := s.word(w, r, key, p, res)
-	body, err := encodeInsight(res, &ans, wd)
+	body, err := encodeInsight(res, ans, wd)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -391,188 +378,6 @@ func groupThousands(n int) string {
 	return s
 }
 
-// insightRequest builds the engine's input from the checked body and the
-// checked store answer: the readable datasets in ascending id, and the
-// frames in the order asked with what each dataset records there. A record
-// whose attributes are not a JSON object is a store error (500).
-func insightRequest(p insightParams, ans *dataAnswer) (insight.Request, error) {
-	req := insight.Request{
-		Question: p.question,
-		Format:   p.format,
-		Register: p.register,
-		Datasets: make([]insight.Dataset, len(ans.access)),
-		Frames:   make([]insight.Frame, len(ans.frames)),
-	}
-	for i := range ans.access {
-		d := &ans.access[i].Dataset
-		attrs := make([]insight.Attribute, len(d.Attributes))
-		for k, a := range d.Attributes {
-			attrs[k] = insight.Attribute{Name: a.Name, Label: a.Label, Unit: a.Unit, Type: a.Type,
-				Aggregation: a.Aggregation, Year: a.Year, Aliases: a.Aliases}
-		}
-		req.Datasets[i] = insight.Dataset{ID: d.ID, Name: d.Name, Attributes: attrs, Frames: d.Frames, Features: d.Features}
-	}
-	for i := range ans.frames {
-		f := &ans.frames[i]
-		fr := insight.Frame{ID: strconv.FormatUint(f.id, 10), Known: f.known}
-		if len(f.entries) > 0 {
-			fr.Data = make(map[string]insight.DatasetFrame, len(f.entries))
-		}
-		for _, e := range f.entries {
-			id := ans.access[e.ds].Dataset.ID
-			attrs, err := insightValues(e.attrs)
-			if err != nil {
-				return req, storeError("the attributes of dataset %q on frame %d do not parse: %v", id, f.id, err)
-			}
-			fr.Data[id] = insight.DatasetFrame{Attrs: attrs, FeatureCount: e.count}
-		}
-		req.Frames[i] = fr
-	}
-	return req, nil
-}
-
-// insightValues parses a stored attributes object: numbers become Num
-// (IsNum), strings Str; a member given twice keeps its last value, as
-// encoding/json does. Other values (booleans, null, arrays, objects) and
-// numbers beyond float64 are left out: no figure is computed from them. An
-// empty record is nil. It checks b with json.Valid and then walks it by
-// hand, which costs a fraction of json.Unmarshal into a map (this runs on
-// every record of every question).
-func insightValues(b []byte) (map[string]insight.Value, error) {
-	if len(b) == 0 {
-		return nil, nil
-	}
-	if !json.Valid(b) {
-		return nil, errors.New("not valid JSON")
-	}
-	i := skipSpace(b, 0)
-	if b[i] != '{' {
-		return nil, errors.New("not a JSON object")
-	}
-	out := make(map[string]insight.Value, bytes.Count(b, []byte{':'}))
-	i = skipSpace(b, i+1)
-	for b[i] != '}' {
-		name, next, err := jsonString(b, i)
-		if err != nil {
-			return nil, err
-		}
-		i = skipSpace(b, skipSpace(b, next)+1) // past the colon
-		start := i
-		switch c := b[i]; {
-		case c == '"':
-			str, next, err := jsonString(b, i)
-			if err != nil {
-				return nil, err
-			}
-			out[name], i = insight.Value{Str: str}, next
-		case c == '-' || (c >= '0' && c <= '9'):
-			for i < len(b) && strings.IndexByte("+-.eE0123456789", b[i]) >= 0 {
-				i++
-			}
-			if n, err := strconv.ParseFloat(string(b[start:i]), 64); err == nil {
-				out[name] = insight.Value{Num: n, IsNum: true}
-			} else {
-				delete(out, name) // a later duplicate replaces an earlier value
-			}
-		default: // true, false, null, an array or an object: skipped
-			i = skipValue(b, i)
-			delete(out, name)
-		}
-		i = skipSpace(b, i)
-		if b[i] == ',' {
-			i = skipSpace(b, i+1)
-		}
-	}
-	return out, nil
-}
-
-// skipSpace returns the index of the first byte at or after i in b that is
-// not JSON white space (len(b) at the end).
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// jsonString decodes the JSON string that starts at b[i] (a valid one, as
-// json.Valid checked) and returns it with the index after its closing
-// quote. Strings with escapes or invalid UTF-8 go through encoding/json, so
-// the result is always what json.Unmarshal gives.
-func jsonString(b []byte, i int) (string, int, error) {
-	end, plain := i+1, true
-	for ; b[end] != '"'; end++ {
-		if b[end] == '\\' {
-			plain = false
-			end++
-		}
-	}
-	raw := b[i : end+1]
-	if plain && utf8.Valid(raw) {
-		return string(raw[1 : len(raw)-1]), end + 1, nil
-	}
-	var s string
-	err := json.Unmarshal(raw, &s)
-	return s, end + 1, err
-}
-
-// skipValue returns the index just after the literal, array or object that
-// starts at b[i] (valid JSON, as json.Valid checked).
-func skipValue(b []byte, i int) int {
-	if b[i] != '[' && b[i] != '{' {
-		for i < len(b) && b[i] >= 'a' && b[i] <= 'z' {
-			i++
-		}
-		return i
-	}
-	depth := 0
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			_, next, _ := jsonString(b, i)
-			i = next - 1
-		case '[', '{':
-			depth++
-		case ']', '}':
-			if depth--; depth == 0 {
-				return i + 1
-			}
-		}
-	}
-	return i
-}
-
-// usedPerQuery returns the per-query datasets among used (the engine's
-// Insight.Used) that recorded something on the frames and are neither
-// charged nor left out yet, ascending id, with their prices: what Charge
-// is asked next. Ids that are not readable are ignored.
-func (a *dataAnswer) usedPerQuery(used []string) []bolt.DatasetPrice {
-	var asks []bolt.DatasetPrice
-	for i := range a.access {
-		st := a.state[i]
-		d := &a.access[i].Dataset
-		if a.access[i].PerQuery && st.contributed && !st.charged && !st.leftOut && slices.Contains(used, d.ID) {
-			asks = append(asks, bolt.DatasetPrice{ID: d.ID, Price: d.Price})
-		}
-	}
-	return asks
-}
-
-// withoutDatasets returns req without the datasets ids: neither among the
-// datasets nor on any frame. The frames' maps are changed in place (the
-// engine keeps nothing of a request it answered).
-func withoutDatasets(req insight.Request, ids []string) insight.Request {
-	req.Datasets = slices.DeleteFunc(slices.Clone(req.Datasets), func(d insight.Dataset) bool {
-		return slices.Contains(ids, d.ID)
-	})
-	for _, f := range req.Frames {
-		for _, id := range ids {
-			delete(f.Data, id)
-		}
-	}
-	return req
-}
-
 // insightJSON is the data of a question answer.
 type insightJSON struct {
 	insight.Insight
@@ -596,7 +401,7 @@ type leftOutJSON struct {
 // ascending id. Optional members are omitted when empty, never null: a
 // table without columns is dropped and its missing rows become [], and
 // format is dropped: it describes a narrative, which this answer lacks.
-func encodeInsight(res insight.Insight, ans *dataAnswer, wd wording) ([]byte, error) {
+func encodeInsight(res insight.Insight, ans *access.Answer, wd wording) ([]byte, error) {
 	out := insightJSON{Insight: res, Engine: engineDeterministic, Notice: wd.notice}
 	// The spec puts format "report" on an answer whose narrative is a
 	// sectioned report; a deterministic answer has no narrative at all.
@@ -621,12 +426,12 @@ func encodeInsight(res insight.Insight, ans *dataAnswer, wd wording) ([]byte, er
 			out.Table = &insight.Table{Columns: t.Columns, Rows: rows}
 		}
 	}
-	for i, st := range ans.state {
-		d := &ans.access[i].Dataset
-		if st.charged {
+	for i, st := range ans.State {
+		d := &ans.Access[i].Dataset
+		if st.Charged {
 			out.Charged = append(out.Charged, d.ID)
 		}
-		if st.leftOut {
+		if st.LeftOut {
 			out.LeftOut = append(out.LeftOut, leftOutJSON{ID: d.ID, Name: d.Name, Reason: reasonInsufficientCredits})
 		}
 	}

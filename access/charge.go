@@ -1,0 +1,93 @@
+package access
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"frameindex/bolt"
+)
+
+// PerQuery returns the per-query datasets that contributed and are neither
+// charged nor left out yet, in ascending id order, with their prices: what
+// the data call asks Charge to debit.
+func (a *Answer) PerQuery() []bolt.DatasetPrice {
+	return a.perQuery(func(string) bool { return true })
+}
+
+// UsedPerQuery is PerQuery restricted to the datasets among used (the
+// question engine's Insight.Used); ids that are not readable are ignored.
+func (a *Answer) UsedPerQuery(used []string) []bolt.DatasetPrice {
+	return a.perQuery(func(id string) bool { return slices.Contains(used, id) })
+}
+
+func (a *Answer) perQuery(pick func(id string) bool) []bolt.DatasetPrice {
+	var asks []bolt.DatasetPrice
+	for i, st := range a.State {
+		d := &a.Access[i].Dataset
+		if a.Access[i].PerQuery && st.Contributed && !st.Charged && !st.LeftOut && pick(d.ID) {
+			asks = append(asks, bolt.DatasetPrice{ID: d.ID, Price: d.Price})
+		}
+	}
+	return asks
+}
+
+// Charge debits asks (from PerQuery or UsedPerQuery) to key's organisation
+// in one store transaction, recorded against requestID at now, and records
+// the outcome: each dataset is then either charged or left out, and a
+// left-out dataset is removed from every frame. It returns the left-out ids.
+// On error nothing is recorded here (the store's transaction either
+// happened whole or not at all); a store answer that names datasets it was
+// not asked about, or leaves one unsettled, is ErrStore. A charge is never
+// made once ctx is done: then the error is context.Cause(ctx).
+func (a *Answer) Charge(ctx context.Context, store Store, key bolt.Key, requestID string, asks []bolt.DatasetPrice, now time.Time) (leftOut []string, err error) {
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	charged, leftOut, err := store.Charge(key.OrgID, key.ID, requestID, asks, now)
+	if err != nil {
+		return nil, fmt.Errorf("charging %d per-query datasets to organisation %s: %w", len(asks), key.OrgID, err)
+	}
+	if err := a.settle(asks, charged, leftOut); err != nil {
+		return nil, err
+	}
+	return leftOut, nil
+}
+
+// settle records Charge's answer: each dataset asked is either charged or
+// left out, and nothing else is named. A left-out dataset is then removed
+// from every frame.
+func (a *Answer) settle(asks []bolt.DatasetPrice, charged, leftOut []string) error {
+	asked := func(id string) bool {
+		return slices.ContainsFunc(asks, func(p bolt.DatasetPrice) bool { return p.ID == id })
+	}
+	for _, id := range charged {
+		i, ok := a.find(id)
+		if !ok || !asked(id) || a.State[i].Charged {
+			return storeError("Charge reported %q as charged, which was not asked for or was reported twice", id)
+		}
+		a.State[i].Charged = true
+	}
+	for _, id := range leftOut {
+		i, ok := a.find(id)
+		if !ok || !asked(id) || a.State[i].Charged || a.State[i].LeftOut {
+			return storeError("Charge reported %q as left out, which was not asked for or was reported twice", id)
+		}
+		a.State[i].LeftOut = true
+	}
+	for _, p := range asks {
+		i, _ := a.find(p.ID)
+		if !a.State[i].Charged && !a.State[i].LeftOut {
+			return storeError("Charge reported dataset %q neither charged nor left out", p.ID)
+		}
+	}
+	if len(leftOut) == 0 {
+		return nil
+	}
+	for fi := range a.Frames {
+		f := &a.Frames[fi]
+		f.Entries = slices.DeleteFunc(f.Entries, func(e Entry) bool { return a.State[e.Dataset].LeftOut })
+	}
+	return nil
+}
