@@ -22,38 +22,26 @@ func (a *answerer) valueAsk(r attrRef) ask {
 	at := a.m.attr(r)
 	l := lowerLabel(labelOf(at))
 	q := "What is the most common " + l + " in these frames?"
-	if isNumeric(*at) {
-		switch {
-		case at.Aggregation == "mean":
-			q = "What is the mean " + l + " of these frames?"
-		case at.Aggregation == "mode":
-		case isCountLabel(labelOf(at)):
-			q = "How many " + l + " are in these frames?"
-		default:
-			q = "What is the total " + l + " of these frames?"
-		}
+	switch k := kindOf(at); {
+	case k == kindMean:
+		q = "What is the mean " + l + " of these frames?"
+	case k == kindMode:
+	case isCountLabel(labelOf(at)):
+		q = "How many " + l + " are in these frames?"
+	default:
+		q = "What is the total " + l + " of these frames?"
 	}
 	return ask{q: q, intent: IntentAttribute, refs: []attrRef{r}}
 }
 
 // rankAsk asks which frame ranks highest or lowest on a numeric measure.
 func (a *answerer) rankAsk(r attrRef, high bool) ask {
-	at := a.m.attr(r)
-	l := lowerLabel(labelOf(at))
-	word := "highest"
-	switch {
-	case isCountLabel(labelOf(at)) && high:
-		word = "most"
-	case isCountLabel(labelOf(at)):
-		word = "fewest"
-	case !high:
-		word = "lowest"
-	}
 	order := OrderHighest
 	if !high {
 		order = OrderLowest
 	}
-	return ask{q: "Which frame has the " + word + " " + l + "?", intent: IntentRank, refs: []attrRef{r}, order: order}
+	at := a.m.attr(r)
+	return ask{q: "Which frame has the " + rankWord(at, high) + " " + lowerLabel(labelOf(at)) + "?", intent: IntentRank, refs: []attrRef{r}, order: order}
 }
 
 // compareAsk asks for two measures side by side.
@@ -69,7 +57,7 @@ func (a *answerer) followUps() []string {
 	all := a.measures()
 	var num []attrRef
 	for _, r := range all {
-		if isNumeric(*a.m.attr(r)) && a.m.attr(r).Aggregation != "mode" {
+		if kindOf(a.m.attr(r)) != kindMode {
 			num = append(num, r)
 		}
 	}
@@ -165,4 +153,33 @@ func (a *answerer) answers(c ask, out []string) bool {
 	cur := a.p.plan
 	same := cur.Intent == got.Intent && cur.Order == got.Order && strings.Join(cur.Measures, ",") == strings.Join(got.Measures, ",")
 	return !same
+}
+
+// measures are the readable attributes follow-ups and the unsupported
+// headline offer: those carrying a known concept in the concept order,
+// numeric ones first, then the rest in dataset order.
+func (a *answerer) measures() []attrRef {
+	var out []attrRef
+	seen := map[attrRef]bool{}
+	add := func(r attrRef) {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	for _, numeric := range []bool{true, false} {
+		for _, c := range conceptOrder {
+			if r, ok := a.m.byConcept[c]; ok && isNumeric(*a.m.attr(r)) == numeric {
+				add(r)
+			}
+		}
+		for di, d := range a.m.ds {
+			for ai, at := range d.Attributes {
+				if at.Name != "" && isNumeric(at) == numeric {
+					add(attrRef{di, ai})
+				}
+			}
+		}
+	}
+	return out
 }

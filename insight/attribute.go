@@ -1,0 +1,48 @@
+package insight
+
+// attribute answers one measure: its figure, extremes and a per-frame table.
+func (a *answerer) attribute(c *calc) {
+	n := len(a.known)
+	l := lowerLabel(labelOf(c.a))
+	a.ins.Facets = append(a.ins.Facets, summaryFacet(c))
+	switch {
+	case c.records == 0:
+		a.ins.Headline = a.noneRecorded(c)
+	case c.kind == kindMode:
+		top := c.counts[0]
+		switch {
+		case n == 1:
+			a.ins.Headline = a.subject() + " has " + l + " " + top.name + a.missingClause() + "."
+		case top.count == n:
+			a.ins.Headline = "All " + fmtInt(n) + " selected frames have " + l + " " + top.name + a.missingClause() + "."
+		default:
+			a.ins.Headline = "The most common " + l + " of the " + fmtInt(n) + " selected frames is " + top.name + ": " +
+				fmtInt(top.count) + " of " + fmtInt(c.records) + " " + plural(c.records, "frame", "frames") +
+				" (" + percent(top.count, c.records) + ")" + a.missingClause() + "."
+		}
+		if len(c.counts) > 1 {
+			a.ins.Facets = append(a.ins.Facets, Facet{capitalize(pluralNoun(c)) + " in the selection", summarizeNames(names(c), pluralNoun(c))})
+		}
+		a.coverage(c, "the share is of those")
+	default:
+		a.ins.Headline = a.subject() + " " + a.have() + " " + a.phrase(c) + a.missingClause() + "."
+		if c.records > 1 {
+			a.ins.Facets = append(a.ins.Facets,
+				Facet{"Highest", a.atFrame(c, c.hi)},
+				Facet{"Lowest", a.atFrame(c, c.lo)})
+		}
+		if c.kind == kindSum {
+			a.coverage(c, "the total covers those")
+		} else {
+			a.coverage(c, "the mean covers those")
+		}
+	}
+	a.ins.Facets = append(a.ins.Facets, a.recordsFacet(c))
+	a.ins.Table = a.frameTable(c)
+	a.citeUnrecorded(c)
+}
+
+// recordsFacet is "Frames with a record": "3 of 3".
+func (a *answerer) recordsFacet(c *calc) Facet {
+	return Facet{"Frames with a record", fmtInt(c.records) + " of " + fmtInt(len(a.known))}
+}
