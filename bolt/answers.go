@@ -99,23 +99,7 @@ func decodeReservation(key, v []byte) (Reservation, error) {
 // readCounter reads a usage counter of an organisation inside tx; one that
 // does not exist is zero.
 func (s *Store) readCounter(tx *bbolt.Tx, orgID string, name []byte) (counter, error) {
-	all := tx.Bucket(bucketUsage)
-	if all == nil {
-		return counter{}, nil
-	}
-	b := all.Bucket([]byte(orgID))
-	if b == nil {
-		return counter{}, nil
-	}
-	v := b.Get(name)
-	if v == nil {
-		return counter{}, nil
-	}
-	c, err := decodeCounter(v)
-	if err != nil {
-		return counter{}, s.corruptCounter(orgID, name, err)
-	}
-	return c, nil
+	return s.counterIn(usageBucket(tx, orgID), orgID, name)
 }
 
 // groupDigits formats n with a comma between groups of three digits:

@@ -255,13 +255,7 @@ func putGridInfo(tx *bbolt.Tx, info GridInfo) error {
 // GridInfo describes the stored grid without reading it. Errors: ErrNoGrid
 // when no grid was ever stored; ErrCorrupt.
 func (s *Store) GridInfo() (GridInfo, error) {
-	var info GridInfo
-	err := s.view(func(tx *bbolt.Tx) error {
-		var err error
-		info, err = s.readGridInfo(tx)
-		return err
-	})
-	return info, err
+	return viewValue(s, s.readGridInfo)
 }
 
 func (s *Store) readGridInfo(tx *bbolt.Tx) (GridInfo, error) {

@@ -464,20 +464,11 @@ func (s *Store) corruptKey(id string, err error) error {
 // Key returns the key with the given public id. Errors: ErrNotFound;
 // ErrCorrupt.
 func (s *Store) Key(id string) (Key, error) {
-	var k Key
-	err := s.view(func(tx *bbolt.Tx) error {
-		var err error
-		k, err = s.getKey(tx, id)
-		return err
-	})
-	return k, err
+	return viewValue(s, func(tx *bbolt.Tx) (Key, error) { return s.getKey(tx, id) })
 }
 
 func (s *Store) getKey(tx *bbolt.Tx, id string) (Key, error) {
-	var v []byte
-	if b := tx.Bucket(bucketKeys); b != nil && id != "" {
-		v = b.Get([]byte(id))
-	}
+	v := lookup(tx, bucketKeys, id)
 	if v == nil {
 		return Key{}, errorf(ErrNotFound, nil, "key %q not found", id)
 	}

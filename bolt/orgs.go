@@ -156,20 +156,11 @@ func (s *Store) AddOrg(o Org) (Org, error) {
 // Org returns the organisation with the given id. Errors: ErrNotFound;
 // ErrCorrupt.
 func (s *Store) Org(id string) (Org, error) {
-	var o Org
-	err := s.view(func(tx *bbolt.Tx) error {
-		var err error
-		o, err = s.getOrg(tx, id)
-		return err
-	})
-	return o, err
+	return viewValue(s, func(tx *bbolt.Tx) (Org, error) { return s.getOrg(tx, id) })
 }
 
 func (s *Store) getOrg(tx *bbolt.Tx, id string) (Org, error) {
-	var v []byte
-	if b := tx.Bucket(bucketOrgs); b != nil && id != "" {
-		v = b.Get([]byte(id))
-	}
+	v := lookup(tx, bucketOrgs, id)
 	if v == nil {
 		return Org{}, errorf(ErrNotFound, nil, "organisation %q not found", id)
 	}

@@ -339,6 +339,32 @@ func (s *Store) view(fn func(*bbolt.Tx) error) (err error) {
 	return s.wrap(s.db.View(fn))
 }
 
+// viewValue runs read in a read transaction, as view does, and returns
+// what it read; the zero value with an error.
+func viewValue[T any](s *Store, read func(*bbolt.Tx) (T, error)) (T, error) {
+	var v T
+	err := s.view(func(tx *bbolt.Tx) error {
+		var err error
+		v, err = read(tx)
+		return err
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v, nil
+}
+
+// lookup returns the value of key in the top-level bucket of tx, or nil
+// when the bucket, the key or the value is missing (or key is empty).
+func lookup(tx *bbolt.Tx, bucket []byte, key string) []byte {
+	b := tx.Bucket(bucket)
+	if b == nil || key == "" {
+		return nil
+	}
+	return b.Get([]byte(key))
+}
+
 // update runs fn in a read-write transaction, recovering like view.
 func (s *Store) update(fn func(*bbolt.Tx) error) (err error) {
 	defer s.recoverCorrupt(&err)

@@ -102,6 +102,22 @@ func TestOpen_Errors(t *testing.T) {
 	for i := range random {
 		random[i] = byte(rng.Uint32())
 	}
+	// storeBytes is a new data file's content; garbagePages writes one
+	// whose pages after the meta pages are overwritten.
+	storeBytes := func(t *testing.T) []byte {
+		data, err := os.ReadFile(makeStoreFile(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	garbagePages := func(t *testing.T) string {
+		data := storeBytes(t)
+		for i := 2 * pageSizeOf(t, data); i < len(data); i++ {
+			data[i] = 0xA5
+		}
+		return writeTemp(t, "garbage.db", data)
+	}
 	tests := []struct {
 		name  string
 		path  func(t *testing.T) string
@@ -216,8 +232,7 @@ func TestOpen_Errors(t *testing.T) {
 		{
 			name: "last page cut off",
 			path: func(t *testing.T) string {
-				path := makeStoreFile(t)
-				data, _ := os.ReadFile(path)
+				data := storeBytes(t)
 				m, _, _ := readMeta(data, 0)
 				end := int(m.pgid) * int(m.pageSize) // the file may have slack beyond
 				return writeTemp(t, "cut.db", data[:end-1])
@@ -228,8 +243,7 @@ func TestOpen_Errors(t *testing.T) {
 		{
 			name: "truncated to the meta pages",
 			path: func(t *testing.T) string {
-				path := makeStoreFile(t)
-				data, _ := os.ReadFile(path)
+				data := storeBytes(t)
 				return writeTemp(t, "meta.db", data[:2*pageSizeOf(t, data)])
 			},
 			opts:  Options{ReadOnly: true},
@@ -239,8 +253,7 @@ func TestOpen_Errors(t *testing.T) {
 		{
 			name: "truncated inside the first page",
 			path: func(t *testing.T) string {
-				path := makeStoreFile(t)
-				data, _ := os.ReadFile(path)
+				data := storeBytes(t)
 				return writeTemp(t, "short.db", data[:100])
 			},
 			want:  ErrCorrupt,
@@ -249,8 +262,7 @@ func TestOpen_Errors(t *testing.T) {
 		{
 			name: "both meta pages flipped",
 			path: func(t *testing.T) string {
-				path := makeStoreFile(t)
-				data, _ := os.ReadFile(path)
+				data := storeBytes(t)
 				ps := pageSizeOf(t, data)
 				data[pageHeaderSize+48] ^= 0xFF // txid of meta 0
 				data[ps+pageHeaderSize+48] ^= 0xFF
@@ -260,30 +272,14 @@ func TestOpen_Errors(t *testing.T) {
 			texts: []string{"both bbolt meta pages are damaged"},
 		},
 		{
-			name: "data pages overwritten",
-			path: func(t *testing.T) string {
-				path := makeStoreFile(t)
-				data, _ := os.ReadFile(path)
-				ps := pageSizeOf(t, data)
-				for i := 2 * ps; i < len(data); i++ {
-					data[i] = 0xA5
-				}
-				return writeTemp(t, "garbage.db", data)
-			},
+			name:  "data pages overwritten",
+			path:  garbagePages,
 			want:  ErrCorrupt,
 			texts: []string{"is corrupt"},
 		},
 		{
-			name: "data pages overwritten read-only",
-			path: func(t *testing.T) string {
-				path := makeStoreFile(t)
-				data, _ := os.ReadFile(path)
-				ps := pageSizeOf(t, data)
-				for i := 2 * ps; i < len(data); i++ {
-					data[i] = 0xA5
-				}
-				return writeTemp(t, "garbage.db", data)
-			},
+			name:  "data pages overwritten read-only",
+			path:  garbagePages,
 			opts:  Options{ReadOnly: true},
 			want:  ErrCorrupt,
 			texts: []string{"is corrupt"},

@@ -102,7 +102,7 @@ func (s *Store) addCounter(tx *bbolt.Tx, orgID string, name []byte, count, credi
 	if len(name) == 0 || len(name) > bbolt.MaxKeySize {
 		return counter{}, errorf(ErrInvalid, nil, "invalid usage counter name of %d bytes", len(name))
 	}
-	if orgs := tx.Bucket(bucketOrgs); orgs == nil || orgID == "" || orgs.Get([]byte(orgID)) == nil {
+	if lookup(tx, bucketOrgs, orgID) == nil {
 		return counter{}, errorf(ErrNotFound, nil, "organisation %q not found", orgID)
 	}
 	all, err := tx.CreateBucketIfNotExists(bucketUsage)
@@ -113,11 +113,9 @@ func (s *Store) addCounter(tx *bbolt.Tx, orgID string, name []byte, count, credi
 	if err != nil {
 		return counter{}, err
 	}
-	var c counter
-	if v := b.Get(name); v != nil {
-		if c, err = decodeCounter(v); err != nil {
-			return counter{}, s.corruptCounter(orgID, name, err)
-		}
+	c, err := s.counterIn(b, orgID, name)
+	if err != nil {
+		return counter{}, err
 	}
 	n, ok1 := addInt64(c.Count, count)
 	cr, ok2 := addInt64(c.Credits, credits)
@@ -129,6 +127,34 @@ func (s *Store) addCounter(tx *bbolt.Tx, orgID string, name []byte, count, credi
 	}
 	c = counter{n, cr}
 	return c, b.Put(name, c.append(make([]byte, 0, counterSize)))
+}
+
+// usageBucket returns the usage bucket of organisation orgID in tx, or nil
+// when it has none.
+func usageBucket(tx *bbolt.Tx, orgID string) *bbolt.Bucket {
+	all := tx.Bucket(bucketUsage)
+	if all == nil {
+		return nil
+	}
+	return all.Bucket([]byte(orgID))
+}
+
+// counterIn reads the usage counter name of organisation orgID from its
+// usage bucket b (nil when it has none); a counter that does not exist is
+// zero. Errors: ErrCorrupt.
+func (s *Store) counterIn(b *bbolt.Bucket, orgID string, name []byte) (counter, error) {
+	var v []byte
+	if b != nil {
+		v = b.Get(name)
+	}
+	if v == nil {
+		return counter{}, nil
+	}
+	c, err := decodeCounter(v)
+	if err != nil {
+		return counter{}, s.corruptCounter(orgID, name, err)
+	}
+	return c, nil
 }
 
 func (s *Store) corruptCounter(orgID string, name []byte, err error) error {
@@ -152,29 +178,15 @@ func (s *Store) Usage(orgID string, now time.Time) (Usage, error) {
 			return err
 		}
 		u.Plan, u.Allowance, u.Credits = o.Plan, PlanAllowance[o.Plan], o.Credits
-		var b *bbolt.Bucket
-		if all := tx.Bucket(bucketUsage); all != nil {
-			b = all.Bucket([]byte(orgID))
-		}
+		b := usageBucket(tx, orgID)
 		if b == nil {
 			return nil
 		}
-		get := func(name []byte) (counter, error) {
-			v := b.Get(name)
-			if v == nil {
-				return counter{}, nil
-			}
-			c, err := decodeCounter(v)
-			if err != nil {
-				return counter{}, s.corruptCounter(orgID, name, err)
-			}
-			return c, nil
-		}
-		month, err := get(answersCounter(u.Month))
+		month, err := s.counterIn(b, orgID, answersCounter(u.Month))
 		if err != nil {
 			return err
 		}
-		day, err := get(answersCounter(u.Day))
+		day, err := s.counterIn(b, orgID, answersCounter(u.Day))
 		if err != nil {
 			return err
 		}

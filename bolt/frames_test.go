@@ -1,0 +1,183 @@
+package bolt
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func dumpFD(fd []FrameData) string {
+	var b strings.Builder
+	for _, f := range fd {
+		fmt.Fprintf(&b, "frame %d:", f.Frame)
+		for _, d := range f.Datasets {
+			fmt.Fprintf(&b, " {%s attrs=%s count=%d features=%d truncated=%v}", d.Dataset, d.Attrs, d.FeatureCount, len(d.Features), d.FeaturesTruncated)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func TestStore_ReadFramesFeatureCap(t *testing.T) {
+	s := MustOpenStore(t)
+	mustAddOrg(t, s, "acme", "pro", 0)
+	feats := func(frame uint64, n int) [][]byte {
+		var out [][]byte
+		for i := range n {
+			out = append(out, feature(fmt.Sprintf("%d-%d", frame, i)))
+		}
+		return out
+	}
+	mustImport(t, s, Dataset{ID: "b", Owner: "acme"}, []FrameRecord{
+		{Frame: 1, Features: feats(1, 3)},
+		{Frame: 2, Features: feats(2, 4)},
+		{Frame: 3, Features: feats(3, 2)},
+	})
+	mustImport(t, s, Dataset{ID: "a", Owner: "acme", Attributes: []Attribute{{Name: "v", Type: TypeNumber, Aggregation: AggMean}}}, []FrameRecord{
+		{Frame: 2, Attrs: []byte(`{"v":1}`), Features: feats(2, 6)},
+		{Frame: 3, Attrs: []byte(`{"v":2}`)},
+	})
+	type entry struct {
+		ds        string
+		count     int
+		got       int
+		truncated bool
+	}
+	tests := []struct {
+		name         string
+		frames       []uint64
+		withFeatures bool
+		cap          int
+		want         [][]entry // per frame
+	}{
+		{name: "cap 5 across frames", frames: []uint64{1, 2, 3}, withFeatures: true, cap: 5,
+			want: [][]entry{{{"b", 3, 3, false}}, {{"a", 6, 5, true}, {"b", 4, 2, true}}, {{"a", 0, 0, false}, {"b", 2, 0, true}}}},
+		{name: "request order decides", frames: []uint64{3, 2, 1}, withFeatures: true, cap: 5,
+			want: [][]entry{{{"a", 0, 0, false}, {"b", 2, 2, false}}, {{"a", 6, 5, true}, {"b", 4, 3, true}}, {{"b", 3, 0, true}}}},
+		{name: "room for all", frames: []uint64{1, 2, 3}, withFeatures: true, cap: 200,
+			want: [][]entry{{{"b", 3, 3, false}}, {{"a", 6, 6, false}, {"b", 4, 4, false}}, {{"a", 0, 0, false}, {"b", 2, 2, false}}}},
+		{name: "cap 0", frames: []uint64{1}, withFeatures: true, cap: 0,
+			want: [][]entry{{{"b", 3, 0, true}}}},
+		{name: "negative cap", frames: []uint64{1}, withFeatures: true, cap: -4,
+			want: [][]entry{{{"b", 3, 0, true}}}},
+		{name: "without features", frames: []uint64{1, 2}, withFeatures: false, cap: 5,
+			want: [][]entry{{{"b", 3, 0, false}}, {{"a", 6, 0, false}, {"b", 4, 0, false}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fd, err := s.ReadFrames([]string{"a", "b", "nope", "a"}, tt.frames, tt.withFeatures, tt.cap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fd) != len(tt.frames) {
+				t.Fatalf("%d frames back, want %d", len(fd), len(tt.frames))
+			}
+			for i, f := range fd {
+				if f.Frame != tt.frames[i] {
+					t.Errorf("frame %d is %d, want %d", i, f.Frame, tt.frames[i])
+				}
+				var got []entry
+				for _, d := range f.Datasets {
+					got = append(got, entry{d.Dataset, d.FeatureCount, len(d.Features), d.FeaturesTruncated})
+					for j, ft := range d.Features {
+						if want := feature(fmt.Sprintf("%d-%d", f.Frame, j)); !bytes.Equal(ft, want) {
+							t.Errorf("frame %d %s feature %d = %s, want %s", f.Frame, d.Dataset, j, ft, want)
+						}
+					}
+					if !tt.withFeatures && d.Features != nil {
+						t.Errorf("features returned without withFeatures")
+					}
+				}
+				if !reflect.DeepEqual(got, tt.want[i]) {
+					t.Errorf("frame %d: %v, want %v", f.Frame, got, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestStore_ReadFramesCopies(t *testing.T) {
+	s := MustOpenStore(t)
+	mustAddOrg(t, s, "acme", "pro", 0)
+	attrs := []byte(`{"class":"urban"}`)
+	records := []FrameRecord{{Frame: 1, Attrs: attrs, Features: [][]byte{feature("x")}}, {Frame: 2, Attrs: []byte(`{"class":"rural"}`)}}
+	mustImport(t, s, popDataset(), records)
+	attrs[2] = 'X' // the store keeps its own copy
+	fd, err := s.ReadFrames([]string{"population"}, []uint64{1, 2}, true, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := fd[0].Datasets[0].Attrs
+	if string(a) != `{"class":"urban"}` {
+		t.Fatalf("attrs = %s", a)
+	}
+	// Appending to one returned slice never writes into another.
+	_ = append(a, "garbage"...)
+	_ = append(fd[0].Datasets[0].Features[0], "garbage"...)
+	if string(fd[1].Datasets[0].Attrs) != `{"class":"rural"}` {
+		t.Errorf("neighbouring attrs changed to %s", fd[1].Datasets[0].Attrs)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Still readable after the file is closed (and unmapped).
+	if string(a) != `{"class":"urban"}` || !bytes.Equal(fd[0].Datasets[0].Features[0], feature("x")) {
+		t.Errorf("returned bytes changed after Close")
+	}
+}
+
+func TestStore_ReadFramesEmpty(t *testing.T) {
+	s := MustOpenStore(t)
+	fd, err := s.ReadFrames([]string{"a"}, []uint64{5, 6}, true, 200)
+	if err != nil || !reflect.DeepEqual(fd, []FrameData{{Frame: 5}, {Frame: 6}}) {
+		t.Errorf("ReadFrames on a file without datasets = %v, %v", fd, err)
+	}
+	fd, err = s.ReadFrames(nil, nil, true, 200)
+	if err != nil || len(fd) != 0 {
+		t.Errorf("ReadFrames of nothing = %v, %v", fd, err)
+	}
+}
+
+// dataStore is a store with 6 datasets of acme over frames 1..n, each with
+// attributes on every frame and, for "buildings", 3 features a frame.
+func dataStore(b *testing.B, n int) (*Store, []string) {
+	s := MustOpenStore(b)
+	mustAddOrg(b, s, "acme", "pro", 0)
+	ids := []string{"admin", "buildings", "health", "population", "roads", "settlement"}
+	for _, id := range ids {
+		d := Dataset{ID: id, Owner: "acme", Attributes: []Attribute{
+			{Name: "value", Type: TypeNumber, Aggregation: AggSum},
+			{Name: "name", Type: TypeCategory},
+		}}
+		records := make([]FrameRecord, n)
+		for i := range records {
+			records[i] = FrameRecord{Frame: uint64(i + 1), Attrs: []byte(fmt.Sprintf(`{"value":%d,"name":"Kano Municipal %d"}`, i, i%50))}
+			if id == "buildings" {
+				records[i].Features = [][]byte{feature("1"), feature("2"), feature("3")}
+			}
+		}
+		mustImport(b, s, d, records)
+	}
+	return s, ids
+}
+
+func BenchmarkStore_ReadFrames(b *testing.B) {
+	s, ids := dataStore(b, 20_000)
+	frames := make([]uint64, 100)
+	for i := range frames {
+		frames[i] = uint64(i*173%20_000 + 1)
+	}
+	for _, withFeatures := range []bool{false, true} {
+		b.Run(fmt.Sprintf("frames=100/datasets=6/features=%v", withFeatures), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				fd, err := s.ReadFrames(ids, frames, withFeatures, 200)
+				if err != nil || len(fd[99].Datasets) != 6 {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
