@@ -203,25 +203,19 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 	return nil, false, nil
 }
 
-// ImportDataset imports the dataset version m describes and stores it with
-// Store.ImportDataset, which replaces the dataset's previous version
-// atomically. Inputs are streamed (a CSV row or a GeoJSON feature at a time)
-// and reported through o.Progress; what they yield is kept compactly in
-// memory until every input has been read and checked, so nothing is written
-// when any input is bad. The grid is loaded once, from the store.
+// ImportDataset imports the dataset version m describes (see ingest.Import:
+// inputs streamed, declarations and headers checked before any data is
+// read, features sorted in bounded memory) and switches the dataset to it
+// atomically. Reading is reported through o.Progress.
 //
 // Errors wrap bolt.ErrInvalid for bad input and name the file and the line
-// (CSV, counted from 1, the header being line 1) or the feature (GeoJSON,
-// counted from 0 as in grid.ReadFeatures) with the reason; bolt.ErrNotFound
+// (CSV, counted from 1, the header being line 1), the feature (counted
+// from 0) or the raster's strip or tile, with the reason; bolt.ErrNotFound
 // when the owner does not exist; bolt.ErrNoGrid when the file holds no
-// grid; ctx's error when ctx ends. Safe for concurrent use (imports run one
-// after another in the store's writer).
+// grid; ctx's error when ctx ends. Safe for concurrent use (imports of one
+// file run one after another).
 func (o *Ops) ImportDataset(ctx context.Context, m ingest.Manifest) (DatasetView, error) {
-	d, records, skipped, err := ingest.Gather(ctx, m, o.Store, o.openInput)
-	if err != nil {
-		return DatasetView{}, err
-	}
-	stored, err := o.Store.ImportDataset(d, records, o.now())
+	stored, skipped, err := ingest.Import(ctx, m, o.Store, o.openInput, o.now())
 	if err != nil {
 		return DatasetView{}, err
 	}

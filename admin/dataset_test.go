@@ -186,7 +186,7 @@ func TestImport_Features(t *testing.T) {
 	lonA, latA := centre(9700, 22480)
 	want := map[uint64][]string{
 		cell(9705, 22485): {
-			fmt.Sprintf(`{"type":"Feature","id":7,"geometry":{"type":"Point","coordinates":[%v,%v]},"properties":{"a":1.50,"b":"x<y"}}`, lonP, latP),
+			fmt.Sprintf(`{"type":"Feature","id":7,"geometry":{"type":"Point","coordinates":[%v,%v]},"properties":{"b":"x<y","a":1.50}}`, lonP, latP),
 			fmt.Sprintf(`{"type":"Feature","geometry":{"type":"Point","coordinates":[%v,%v]},"properties":{"k":"second point here"}}`, lonP, latP),
 		},
 		cell(9706, 22486): {fmt.Sprintf(`{"type":"Feature","geometry":{"type":"MultiPoint","coordinates":[[%v,%v],[%v,%v]]},"properties":null}`, lonM, latM, lonA, latA)},
@@ -359,7 +359,7 @@ func TestImport_BadInput(t *testing.T) {
 		{"negative price", ingest.Manifest{Price: -1, Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `price -1 is negative`},
 		{"no inputs", ingest.Manifest{Attributes: pop}, bolt.ErrInvalid, `no inputs`},
 		{"relative path", ingest.Manifest{Attributes: pop, Inputs: csvIn("pop.csv")}, bolt.ErrInvalid, `input 0: path "pop.csv" must be absolute`},
-		{"two kinds in one input", ingest.Manifest{Attributes: pop, Inputs: []ingest.Input{{CSV: dupA, Features: farPoint}}}, bolt.ErrInvalid, `input 0: give exactly one of csv, features and zones`},
+		{"two kinds in one input", ingest.Manifest{Attributes: pop, Inputs: []ingest.Input{{CSV: dupA, Features: farPoint}}}, bolt.ErrInvalid, `input 0: give exactly one of csv, features, zones and raster`},
 		{"zones without properties", ingest.Manifest{Inputs: []ingest.Input{{Zones: zoneA}}}, bolt.ErrInvalid, `a zones input needs properties`},
 		{"property to an undeclared attribute", ingest.Manifest{Inputs: []ingest.Input{{Zones: zoneA, Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid, `property "st" maps to "state", which is not a declared attribute`},
 		{"properties on a CSV", ingest.Manifest{Attributes: pop, Inputs: []ingest.Input{{CSV: dupA, Properties: map[string]string{"a": "pop"}}}}, bolt.ErrInvalid, `properties are for zones inputs`},

@@ -317,6 +317,12 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (any, err
 		}
 		o.changed(ChangeGrid)
 		return viewGrid(info), nil
+	case OpGridExport:
+		var a GridExport
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		return o.ExportGrid(ctx, a)
 	case OpGridInfo:
 		info, err := o.Store.GridInfo()
 		if err != nil {

@@ -29,8 +29,8 @@ type FrameRecord struct {
 // held for long and other writes (charges, administration) run in between.
 const (
 	stageFrames   = 50_000
-	stageFeatures = 100_000
-	stageBytes    = 32 << 20
+	stageFeatures = 50_000
+	stageBytes    = 16 << 20
 )
 
 // afterStage, when set (by tests), runs after each staging transaction of

@@ -15,25 +15,36 @@ import (
 )
 
 func newImportCommand() *cobra.Command {
-	var data, manifest, csvPath, featuresPath, zonesPath, take, outside string
-	var attrs []string
+	var data, manifest string
+	var fl importFlags
 	var m ingest.Manifest
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "import (--manifest FILE.json | --dataset ID --owner ORG INPUT... --attr SPEC...)",
-		Short: "Import a dataset (CSV, GeoJSON features or zones) as its new version",
+		Short: "Import a dataset (CSV, features, zones or a raster) as its new version",
 		Long: `Import a dataset, replacing its previous version in one switch: a running
 server serves the old version until the new one is whole, then the new one
 from its next request. Nothing half-imported is ever visible; bad input is
 refused with the file, the line or feature, and the reason.
 
-Inputs:
+Inputs (exactly one, or a manifest):
   --csv F        CSV with a header row, keyed by frame_id or by lat,lon; every
                  other column is a declared attribute
-  --features F   GeoJSON features (points, lines, polygons), each stored on
-                 the frame holding its representative point
-  --zones F      GeoJSON polygons whose properties (--take) are copied to
+  --features F   features (points, lines, polygons), each stored on the frame
+                 holding its representative point; --count ATTR records how
+                 many fall on each frame, --take PROP:ATTR aggregates a
+                 property per frame by ATTR's aggregation (sum, mean, mode),
+                 --attributes-only keeps those and not the features
+  --zones F      polygons whose properties (--take PROP:ATTR) are copied to
                  every frame whose centre they contain
+  --raster F     a GeoTIFF whose band (--band, default 1) gives the one
+                 declared attribute per frame: sum (a pixel split among
+                 frames by area, totals kept), mean (area-weighted) or mode
+Vector inputs are GeoJSON, GeoJSON text sequences (one feature per line),
+ESRI shapefiles (.shp beside its .dbf and .prj, or a .zip) and GeoPackages
+(--layer NAME when several), chosen by extension and content; shapefiles
+and GeoPackages in UTM 31N-33N (WGS 84 or Minna) or the Nigeria belts are
+reprojected to WGS 84. "-" reads features or zones from standard input.
 A manifest (--manifest) describes the dataset and any number of inputs at
 once; see the README for its format.
 
@@ -45,18 +56,23 @@ with type number, category or text and aggregation sum, mean or mode, e.g.
       --attr "population_2020:number:sum:people:2020:Estimated population"
   frameindex import --dataset clinics --owner lagos-gis --features clinics.geojson --outside skip
   frameindex import --dataset states --owner lagos-gis --zones nga_states.geojson \
-      --take state_name:state --attr state:category`,
+      --take state_name:state --attr state:category
+  frameindex import --dataset worldpop --owner lagos-gis --raster nga_ppp_2020.tif \
+      --attr "population_2020:number:sum:people:2020:Estimated population"
+  frameindex import --dataset buildings --owner lagos-gis --features footprints.gpkg \
+      --count building_count --take area_in_meters:footprint_area --attributes-only \
+      --attr building_count:number:sum:buildings --attr footprint_area:number:sum:m²`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if manifest != "" {
-				if m.ID != "" || csvPath != "" || featuresPath != "" || zonesPath != "" || len(attrs) > 0 {
+				if m.ID != "" || fl.given() {
 					return fmt.Errorf("give either --manifest or the dataset flags, not both")
 				}
 				var err error
 				if m, err = ingest.ReadManifest(manifest); err != nil {
 					return err
 				}
-			} else if err := manifestFromFlags(&m, csvPath, featuresPath, zonesPath, take, outside, attrs); err != nil {
+			} else if err := manifestFromFlags(&m, fl); err != nil {
 				return err
 			}
 			var v admin.DatasetView
@@ -83,27 +99,47 @@ with type number, category or text and aggregation sum, mean or mode, e.g.
 	f.StringVar(&m.Description, "description", "", "what the dataset is and where it comes from")
 	f.StringVar(&m.Source, "source", "", "source and licence of the data")
 	f.Int64Var(&m.Price, "price", 0, "credits a per-query licensee pays per contributing request (default 1)")
-	f.StringVar(&csvPath, "csv", "", "CSV input")
-	f.StringVar(&featuresPath, "features", "", "GeoJSON features input")
-	f.StringVar(&zonesPath, "zones", "", "GeoJSON zones input")
-	f.StringVar(&take, "take", "", "zones: comma-separated property[:attribute] pairs to copy")
-	f.StringVar(&outside, "outside", "", `csv, features: "skip" to skip rows or features on no frame (default: refuse)`)
-	f.StringArrayVar(&attrs, "attr", nil, "attribute: name:type[:aggregation[:unit[:year[:label]]]] (repeatable)")
+	f.StringVar(&fl.csv, "csv", "", "CSV input")
+	f.StringVar(&fl.features, "features", "", "features input (GeoJSON, GeoJSON sequence, shapefile, GeoPackage)")
+	f.StringVar(&fl.zones, "zones", "", "zones input (polygons; formats as --features)")
+	f.StringVar(&fl.raster, "raster", "", "GeoTIFF input")
+	f.IntVar(&fl.band, "band", 0, "raster: the band to read (default 1)")
+	f.StringVar(&fl.layer, "layer", "", "features, zones: the GeoPackage layer or the shapefile of a .zip")
+	f.StringVar(&fl.take, "take", "", "features, zones: comma-separated property[:attribute] pairs")
+	f.StringVar(&fl.count, "count", "", "features: the attribute recording the number of features per frame")
+	f.BoolVar(&fl.attrsOnly, "attributes-only", false, "features: store only what --count and --take derive")
+	f.StringVar(&fl.outside, "outside", "", `csv, features: "skip" to skip rows or features on no frame (default: refuse)`)
+	f.StringArrayVar(&fl.attrs, "attr", nil, "attribute: name:type[:aggregation[:unit[:year[:label]]]] (repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
 
+// importFlags are the single-input flags of import.
+type importFlags struct {
+	csv, features, zones, raster string
+	band                         int
+	layer, take, count, outside  string
+	attrsOnly                    bool
+	attrs                        []string
+}
+
+// given reports whether any input flag is set.
+func (f importFlags) given() bool {
+	return f.csv != "" || f.features != "" || f.zones != "" || f.raster != "" || len(f.attrs) > 0 ||
+		f.take != "" || f.count != "" || f.layer != "" || f.band != 0 || f.attrsOnly
+}
+
 // manifestFromFlags fills m from the single-input flags of import.
-func manifestFromFlags(m *ingest.Manifest, csvPath, featuresPath, zonesPath, take, outside string, attrs []string) error {
+func manifestFromFlags(m *ingest.Manifest, fl importFlags) error {
 	if m.ID == "" || m.Owner == "" {
 		return fmt.Errorf("--dataset and --owner are required (or give --manifest)")
 	}
-	in := ingest.Input{Outside: outside}
+	in := ingest.Input{Outside: fl.outside, Layer: fl.layer, Band: fl.band, Count: fl.count, AttributesOnly: fl.attrsOnly}
 	n := 0
 	for _, p := range []struct {
 		path string
 		dst  *string
-	}{{csvPath, &in.CSV}, {featuresPath, &in.Features}, {zonesPath, &in.Zones}} {
+	}{{fl.csv, &in.CSV}, {fl.features, &in.Features}, {fl.zones, &in.Zones}, {fl.raster, &in.Raster}} {
 		if p.path == "" {
 			continue
 		}
@@ -115,27 +151,32 @@ func manifestFromFlags(m *ingest.Manifest, csvPath, featuresPath, zonesPath, tak
 		n++
 	}
 	if n != 1 {
-		return fmt.Errorf("give exactly one of --csv, --features and --zones (a manifest takes several)")
+		return fmt.Errorf("give exactly one of --csv, --features, --zones and --raster (a manifest takes several)")
 	}
-	if take != "" {
-		if in.Zones == "" {
-			return fmt.Errorf("--take goes with --zones")
+	if fl.take != "" {
+		if in.Zones == "" && in.Features == "" {
+			return fmt.Errorf("--take goes with --zones or --features")
 		}
-		in.Properties = map[string]string{}
-		for _, pair := range strings.Split(take, ",") {
+		take := map[string]string{}
+		for _, pair := range strings.Split(fl.take, ",") {
 			prop, attr, ok := strings.Cut(pair, ":")
 			if !ok {
 				attr = prop
 			}
 			if prop == "" || attr == "" {
-				return fmt.Errorf("--take %q: want property[:attribute] pairs", take)
+				return fmt.Errorf("--take %q: want property[:attribute] pairs", fl.take)
 			}
-			in.Properties[prop] = attr
+			take[prop] = attr
+		}
+		if in.Zones != "" {
+			in.Properties = take
+		} else {
+			in.Take = take
 		}
 	} else if in.Zones != "" {
 		return fmt.Errorf("--zones needs --take: the properties to copy onto frames")
 	}
-	for _, spec := range attrs {
+	for _, spec := range fl.attrs {
 		a, err := parseAttr(spec)
 		if err != nil {
 			return err

@@ -362,6 +362,10 @@ type InFeature struct {
 	// Geometry is the "geometry" member as written, or nil when absent or
 	// null. ParseGeometry reads polygons from it.
 	Geometry json.RawMessage
+	// RawProperties is the "properties" member as written (an object), or
+	// nil when absent or null. ReadRawFeatures sets it instead of
+	// Properties.
+	RawProperties json.RawMessage
 }
 
 // inFeatureJSON is a feature as decoded from the stream.
@@ -393,6 +397,19 @@ var geometryTypes = map[string]bool{
 // a collection without "features", a feature whose properties are not an
 // object, and data after the top-level value are errors.
 func ReadFeatures(r io.Reader, fn func(i int, f InFeature) error) error {
+	return readFeatures(r, true, fn)
+}
+
+// ReadRawFeatures is ReadFeatures without decoding properties: each
+// feature's RawProperties holds the member's text (checked to be an
+// object), and Properties is nil. Importers that copy or pick properties
+// use it: decoding every feature's properties into a map costs more than
+// the rest of reading it.
+func ReadRawFeatures(r io.Reader, fn func(i int, f InFeature) error) error {
+	return readFeatures(r, false, fn)
+}
+
+func readFeatures(r io.Reader, decodeProps bool, fn func(i int, f InFeature) error) error {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
 	tok, err := dec.Token()
@@ -437,7 +454,7 @@ func ReadFeatures(r io.Reader, fn func(i int, f InFeature) error) error {
 				return errors.New(`GeoJSON object has two "features" members`)
 			}
 			sawFeatures = true
-			if err := readFeatureArray(dec, fn); err != nil {
+			if err := readFeatureArray(dec, decodeProps, fn); err != nil {
 				return err
 			}
 		case "id", "properties", "geometry", "coordinates", "geometries":
@@ -485,7 +502,7 @@ func ReadFeatures(r io.Reader, fn func(i int, f InFeature) error) error {
 		return fmt.Errorf(`GeoJSON object of type %q has a "features" member; only a FeatureCollection may`, typ)
 	case typ == "Feature":
 		top.Type = &typ
-		f, err := toInFeature(top)
+		f, err := toInFeature(top, decodeProps)
 		if err != nil {
 			return fmt.Errorf("feature 0: %w", err)
 		}
@@ -507,7 +524,7 @@ func ReadFeatures(r io.Reader, fn func(i int, f InFeature) error) error {
 }
 
 // readFeatureArray streams the array value of "features".
-func readFeatureArray(dec *json.Decoder, fn func(int, InFeature) error) error {
+func readFeatureArray(dec *json.Decoder, decodeProps bool, fn func(int, InFeature) error) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return fmt.Errorf("features: %w", err)
@@ -528,7 +545,7 @@ func readFeatureArray(dec *json.Decoder, fn func(int, InFeature) error) error {
 			}
 			return fmt.Errorf("feature %d: %w", i, err)
 		}
-		f, err := toInFeature(fj)
+		f, err := toInFeature(fj, decodeProps)
 		if err != nil {
 			return fmt.Errorf("feature %d: %w", i, err)
 		}
@@ -542,7 +559,14 @@ func readFeatureArray(dec *json.Decoder, fn func(int, InFeature) error) error {
 	return nil
 }
 
-func toInFeature(fj inFeatureJSON) (InFeature, error) {
+// ToInFeature checks a decoded feature's members (type "Feature",
+// properties an object or null) and returns it, with its properties
+// decoded when decodeProps is set and kept as text otherwise.
+func ToInFeature(typ *string, id, geometry, properties json.RawMessage, decodeProps bool) (InFeature, error) {
+	return toInFeature(inFeatureJSON{Type: typ, ID: id, Geometry: geometry, Properties: properties}, decodeProps)
+}
+
+func toInFeature(fj inFeatureJSON, decodeProps bool) (InFeature, error) {
 	if fj.Type == nil {
 		return InFeature{}, errors.New(`has no "type"`)
 	}
@@ -553,6 +577,10 @@ func toInFeature(fj inFeatureJSON) (InFeature, error) {
 	if props := nullToNil(fj.Properties); props != nil {
 		if props[0] != '{' {
 			return InFeature{}, fmt.Errorf("properties is %s, want an object", jsonValueName(kindOf(props)))
+		}
+		if !decodeProps {
+			f.RawProperties = props
+			return f, nil
 		}
 		dec := json.NewDecoder(bytes.NewReader(props))
 		dec.UseNumber()

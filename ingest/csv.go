@@ -17,8 +17,22 @@ import (
 	"frameindex/grid"
 )
 
-// readCSV reads one CSV input (see Manifest).
-func (im *importer) readCSV(ctx context.Context, r io.Reader, path string, input int, skip bool) error {
+// csvInput is a CSV input whose header has been read.
+type csvInput struct {
+	im            *importer
+	cr            *csv.Reader
+	path          string
+	input         int
+	skip          bool
+	header        []string
+	cols          []int
+	idCol, latCol int
+	lonCol        int
+}
+
+// openCSV reads the header of one CSV input (see Manifest) and marks the
+// attributes its columns give.
+func (im *importer) openCSV(r io.Reader, path string, input int, skip bool) (*csvInput, error) {
 	im.register(path, input, inputCSV)
 	cr := csv.NewReader(bufio.NewReaderSize(r, 256<<10))
 	cr.ReuseRecord = true
@@ -34,34 +48,28 @@ func (im *importer) readCSV(ctx context.Context, r io.Reader, path string, input
 	}
 	header, err := cr.Read()
 	if err == io.EOF {
-		return fmt.Errorf("%w: %s: the file is empty; want a header row (frame_id, or lat and lon, and attribute columns)", bolt.ErrInvalid, path)
+		return nil, fmt.Errorf("%w: %s: the file is empty; want a header row (frame_id, or lat and lon, and attribute columns)", bolt.ErrInvalid, path)
 	}
 	if err != nil {
-		return csvErr(err)
+		return nil, csvErr(err)
 	}
 	header = slices.Clone(header) // the reader reuses its record
-	const (
-		colIgnore = -1
-		colID     = -2
-		colLat    = -3
-		colLon    = -4
-	)
 	cols := make([]int, len(header))
 	idCol, latCol, lonCol := -1, -1, -1
 	seen := map[string]int{}
 	for i, h := range header {
 		if !utf8.ValidString(h) {
-			return bad(1, "column %d: the header is not valid UTF-8 (the file must be UTF-8)", i+1)
+			return nil, bad(1, "column %d: the header is not valid UTF-8 (the file must be UTF-8)", i+1)
 		}
 		if i == 0 {
 			h = strings.TrimPrefix(h, "\ufeff")
 		}
 		h = strings.TrimSpace(h)
 		if h == "" {
-			return bad(1, "column %d has no name", i+1)
+			return nil, bad(1, "column %d has no name", i+1)
 		}
 		if j, dup := seen[h]; dup {
-			return bad(1, "column %q appears twice (columns %d and %d)", h, j+1, i+1)
+			return nil, bad(1, "column %q appears twice (columns %d and %d)", h, j+1, i+1)
 		}
 		seen[h] = i
 		switch h {
@@ -74,7 +82,7 @@ func (im *importer) readCSV(ctx context.Context, r io.Reader, path string, input
 		default:
 			k, ok := im.byName[h]
 			if !ok {
-				return bad(1, "column %q is not a declared attribute (declared: %s)", h, im.declared())
+				return nil, bad(1, "column %q is not a declared attribute (declared: %s)", h, im.declared())
 			}
 			cols[i] = k
 			im.given[k] = true
@@ -82,13 +90,38 @@ func (im *importer) readCSV(ctx context.Context, r io.Reader, path string, input
 	}
 	switch {
 	case idCol >= 0 && (latCol >= 0 || lonCol >= 0):
-		return bad(1, "has frame_id and lat/lon columns; key the rows by one or the other")
+		return nil, bad(1, "has frame_id and lat/lon columns; key the rows by one or the other")
 	case idCol < 0 && latCol < 0 && lonCol < 0:
-		return bad(1, "has no frame_id column, nor lat and lon columns")
+		return nil, bad(1, "has no frame_id column, nor lat and lon columns")
 	case idCol < 0 && latCol < 0:
-		return bad(1, "has a lon column but no lat column")
+		return nil, bad(1, "has a lon column but no lat column")
 	case idCol < 0 && lonCol < 0:
-		return bad(1, "has a lat column but no lon column")
+		return nil, bad(1, "has a lat column but no lon column")
+	}
+	return &csvInput{im: im, cr: cr, path: path, input: input, skip: skip, header: header, cols: cols,
+		idCol: idCol, latCol: latCol, lonCol: lonCol}, nil
+}
+
+// Column roles of csvInput.cols other than an attribute index.
+const (
+	colID  = -2
+	colLat = -3
+	colLon = -4
+)
+
+// read reads the rows.
+func (c *csvInput) read(ctx context.Context) error {
+	im, cr, path, input, skip, header, cols := c.im, c.cr, c.path, c.input, c.skip, c.header, c.cols
+	idCol, latCol, lonCol := c.idCol, c.latCol, c.lonCol
+	bad := func(line int, format string, args ...any) error {
+		return fmt.Errorf("%w: %s line %d: %s", bolt.ErrInvalid, path, line, fmt.Sprintf(format, args...))
+	}
+	csvErr := func(err error) error {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return bad(pe.Line, "%v", pe.Err)
+		}
+		return fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, path, err)
 	}
 	rows := 0
 	for {

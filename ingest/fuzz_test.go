@@ -84,18 +84,19 @@ func FuzzReadCSV(f *testing.F) {
 	ix := fuzzIndex()
 	attrs := []bolt.Attribute{attrPop, attrClass}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		im := newImporter(ix, attrs)
-		err := im.readCSV(context.Background(), bytes.NewReader(data), "/in.csv", 0, false)
+		im := newImporter(ix, bolt.Dataset{ID: "fuzz", Attributes: attrs}, true)
+		defer im.close()
+		c, err := im.openCSV(bytes.NewReader(data), "/in.csv", 0, false)
+		if err == nil {
+			err = c.read(context.Background())
+		}
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "invalid: /in.csv") {
 				t.Fatalf("error does not name the file: %v", err)
 			}
 			return
 		}
-		for k := range im.given { // only the rows are under test here
-			im.given[k] = true
-		}
-		recs, err := im.records()
+		recs, err := emitAll(im)
 		if err != nil {
 			return
 		}
@@ -158,11 +159,16 @@ func FuzzReadZones(f *testing.F) {
 	attrs := []bolt.Attribute{attrState, attrNum}
 	props := []zoneProp{{"n", 1}, {"st", 0}}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		im := newImporter(ix, attrs)
-		if err := im.readZones(context.Background(), bytes.NewReader(data), "/z.geojson", 0, props); err != nil {
+		im := newImporter(ix, bolt.Dataset{ID: "fuzz", Attributes: attrs}, true)
+		defer im.close()
+		z, err := im.openZones(&geojsonSource{r: bytes.NewReader(data), path: "/z.geojson"}, checkedInput{path: "/z.geojson", props: props}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := z.read(context.Background()); err != nil {
 			return
 		}
-		recs, err := im.records()
+		recs, err := emitAll(im)
 		if err != nil {
 			return
 		}
@@ -172,4 +178,14 @@ func FuzzReadZones(f *testing.F) {
 			}
 		}
 	})
+}
+
+// emitAll returns what im gathered as records, in memory.
+func emitAll(im *importer) ([]bolt.FrameRecord, error) {
+	if err := im.finishDerived(); err != nil {
+		return nil, err
+	}
+	var sink memSink
+	err := im.emit(context.Background(), &sink)
+	return sink.records, err
 }

@@ -2,106 +2,16 @@ package ingest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 
-	"frameindex/bolt"
 	"frameindex/grid"
+
+	"github.com/tidwall/gjson"
 )
-
-// readFeatures reads one features input: each feature is stored, compact,
-// on the frame holding its representative point.
-func (im *importer) readFeatures(ctx context.Context, r io.Reader, path string, input int, skip bool) error {
-	im.register(path, input, inputFeatures)
-	n := 0
-	err := grid.ReadFeatures(r, func(i int, f grid.InFeature) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n++
-		pt, err := RepresentativePoint(f.Geometry)
-		if err != nil {
-			return fmt.Errorf("%w: %s feature %d: %v", bolt.ErrInvalid, path, i, err)
-		}
-		sh, ok := im.ix.At(pt[1], pt[0])
-		if !ok {
-			if skip {
-				im.skipped++
-				return nil
-			}
-			return fmt.Errorf("%w: %s feature %d: its point (lon %v, lat %v) is on no frame of the grid (\"outside\": \"skip\" skips such features)",
-				bolt.ErrInvalid, path, i, pt[0], pt[1])
-		}
-		start := len(im.fbytes)
-		im.fbytes, err = appendFeature(im.fbytes, f)
-		if err != nil {
-			im.fbytes = im.fbytes[:start]
-			return fmt.Errorf("%w: %s feature %d: %v", bolt.ErrInvalid, path, i, err)
-		}
-		if len(im.fbytes)-start > maxArena {
-			return fmt.Errorf("%w: %s feature %d: larger than 4 GiB", bolt.ErrInvalid, path, i)
-		}
-		im.feats = append(im.feats, featEntry{frame: sh.ID, off: uint64(start), n: uint32(len(im.fbytes) - start)})
-		return nil
-	})
-	if err != nil {
-		if errors.Is(err, bolt.ErrInvalid) || ctx.Err() != nil {
-			return err
-		}
-		return fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, path, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("%w: %s: no features", bolt.ErrInvalid, path)
-	}
-	return nil
-}
-
-// appendFeature appends f as one compact GeoJSON Feature:
-// {"type":"Feature","id":…,"geometry":…,"properties":…}. The id and the
-// geometry are the input's JSON compacted; the properties are the input's
-// members with their values unchanged (numbers keep their text; members
-// come in name order, and HTML characters are not escaped).
-func appendFeature(dst []byte, f grid.InFeature) ([]byte, error) {
-	dst = append(dst, `{"type":"Feature"`...)
-	if f.ID != nil {
-		dst = append(dst, `,"id":`...)
-		var err error
-		if dst, err = appendCompact(dst, f.ID); err != nil {
-			return dst, fmt.Errorf("id: %v", err)
-		}
-	}
-	dst = append(dst, `,"geometry":`...)
-	var err error
-	if dst, err = appendCompact(dst, f.Geometry); err != nil {
-		return dst, fmt.Errorf("geometry: %v", err)
-	}
-	dst = append(dst, `,"properties":`...)
-	if f.Properties == nil {
-		dst = append(dst, "null"...)
-	} else {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(f.Properties); err != nil {
-			return dst, fmt.Errorf("properties: %v", err)
-		}
-		dst = append(dst, bytes.TrimRight(buf.Bytes(), "\n")...)
-	}
-	return append(dst, '}'), nil
-}
-
-func appendCompact(dst []byte, raw []byte) ([]byte, error) {
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return dst, err
-	}
-	return append(dst, b.Bytes()...), nil
-}
 
 // RepresentativePoint returns the point ([lon, lat]) a GeoJSON geometry is
 // located by: a Point itself; a MultiPoint its first point; a LineString,
@@ -116,6 +26,9 @@ func RepresentativePoint(raw json.RawMessage) (grid.Point, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return grid.Point{}, errors.New("has no geometry")
+	}
+	if p, ok := fastPoint(raw); ok {
+		return p, nil
 	}
 	var g struct {
 		Type        string          `json:"type"`
@@ -256,4 +169,36 @@ func ringCentroid(r grid.Ring) (grid.Point, bool) {
 		return grid.Point{}, false
 	}
 	return grid.Point{o[0] + cx/(3*a), o[1] + cy/(3*a)}, true
+}
+
+// fastPoint reads a plain Point geometry, {"type":"Point","coordinates":
+// [lon,lat]} with numbers in range, without encoding/json: most features
+// of a national import are points, and this is most of their cost. Any
+// other text (or a point that is not plain) gets ok false, and the full
+// path decides, with its messages.
+func fastPoint(raw []byte) (grid.Point, bool) {
+	// A member given twice is decided by the full path: encoding/json keeps
+	// the last, gjson finds the first.
+	if !gjson.ValidBytes(raw) || bytes.Count(raw, []byte(`"type"`)) != 1 || bytes.Count(raw, []byte(`"coordinates"`)) != 1 {
+		return grid.Point{}, false
+	}
+	r := gjson.GetManyBytes(raw, "type", "coordinates")
+	if r[0].Type != gjson.String || r[0].Str != "Point" || !r[1].IsArray() {
+		return grid.Point{}, false
+	}
+	var c [3]float64
+	n, ok := 0, true
+	r[1].ForEach(func(_, v gjson.Result) bool {
+		if v.Type != gjson.Number || n == len(c) {
+			ok = false
+			return false
+		}
+		c[n] = v.Num
+		n++
+		return true
+	})
+	if !ok || n < 2 || !(c[0] >= -180 && c[0] <= 180) || !(c[1] >= -90 && c[1] <= 90) {
+		return grid.Point{}, false
+	}
+	return grid.Point{c[0], c[1]}, true
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"time"
 
 	"frameindex/bolt"
 	"frameindex/grid"
@@ -29,27 +31,107 @@ func OpenFile(path, _ string) (io.Reader, func() error, error) {
 	return f, f.Close, nil
 }
 
-// Gather checks m, reads its inputs (opened with open) against the grid of
-// store and returns the dataset and its records, ready for
-// Store.ImportDataset, and how many rows or features were skipped. It
-// writes nothing.
+// Sink receives an import's records in ascending frame order, each frame
+// once: its attributes object (nil for none) and its features (compact
+// GeoJSON Feature objects). What Put is given is valid only during the
+// call. *bolt.ImportWriter is the sink of a real import.
+type Sink interface {
+	Put(frame uint64, attrs []byte, features [][]byte) error
+}
+
+// Import checks m, reads its inputs (opened with open) against the grid of
+// store and writes the result as the dataset's new version through
+// Store.BeginImport, switching to it in one transaction at the end. It
+// returns the stored dataset and how many rows or features were skipped
+// ("outside": "skip").
+//
+// Everything that needs no data is checked first: the manifest, the owner,
+// and every input's header (CSV columns, shapefile and GeoPackage layers
+// and coordinate systems, a raster's georeferencing and bands), so that a
+// declared attribute no input gives is refused before any data is read.
+// Inputs are then streamed: memory holds the attribute values (bounded by
+// frames × attributes, not by the input) and at most spillBytes of
+// features, which spill to sorted temporary files beyond that. Nothing is
+// visible until the final switch; on any error the staged version is
+// removed and the old one keeps being served.
 //
 // Errors wrap bolt.ErrInvalid for bad input and name the file and the line
-// (CSV, counted from 1, the header being line 1) or the feature (GeoJSON,
-// counted from 0 as in grid.ReadFeatures) with the reason; bolt.ErrNotFound
-// when the owner does not exist; bolt.ErrNoGrid when the file holds no
-// grid; ctx's error when ctx ends.
+// (CSV, counted from 1, the header being line 1), the feature (counted from
+// 0), or the raster's strip or tile, with the reason; bolt.ErrNotFound when
+// the owner does not exist; bolt.ErrNoGrid when the file holds no grid;
+// ctx's error when ctx ends.
+func Import(ctx context.Context, m Manifest, store *bolt.Store, open Opener, now time.Time) (bolt.Dataset, int, error) {
+	im, ins, err := prepare(ctx, m, store, open)
+	if err != nil {
+		return bolt.Dataset{}, 0, err
+	}
+	defer im.close()
+	if err := im.readAll(ctx, ins); err != nil {
+		return bolt.Dataset{}, 0, err
+	}
+	w, err := store.BeginImport(im.dataset, now)
+	if err != nil {
+		return bolt.Dataset{}, 0, err
+	}
+	if err := im.emit(ctx, w); err != nil {
+		w.Abort()
+		return bolt.Dataset{}, 0, err
+	}
+	d, err := w.Commit()
+	if err != nil {
+		return bolt.Dataset{}, 0, err
+	}
+	return d, im.skipped, nil
+}
+
+// Gather is Import without the store write: it returns the dataset and its
+// records in ascending frame order, all in memory (tests and small
+// imports), and how many rows or features were skipped. It writes nothing.
 func Gather(ctx context.Context, m Manifest, store *bolt.Store, open Opener) (bolt.Dataset, []bolt.FrameRecord, int, error) {
-	d, ins, err := checkManifest(m)
+	im, ins, err := prepare(ctx, m, store, open)
 	if err != nil {
 		return bolt.Dataset{}, nil, 0, err
 	}
+	defer im.close()
+	if err := im.readAll(ctx, ins); err != nil {
+		return bolt.Dataset{}, nil, 0, err
+	}
+	var sink memSink
+	if err := im.emit(ctx, &sink); err != nil {
+		return bolt.Dataset{}, nil, 0, err
+	}
+	return im.dataset, sink.records, im.skipped, nil
+}
+
+// memSink keeps records in memory, copying what it is given.
+type memSink struct{ records []bolt.FrameRecord }
+
+func (s *memSink) Put(frame uint64, attrs []byte, features [][]byte) error {
+	r := bolt.FrameRecord{Frame: frame}
+	if attrs != nil {
+		r.Attrs = slices.Clone(attrs)
+	}
+	for _, f := range features {
+		r.Features = append(r.Features, slices.Clone(f))
+	}
+	s.records = append(s.records, r)
+	return nil
+}
+
+// prepare checks the manifest and the owner, loads the grid and opens every
+// input far enough to check its header. The returned importer owns the open
+// inputs (im.close closes them).
+func prepare(ctx context.Context, m Manifest, store *bolt.Store, open Opener) (*importer, []*openInput, error) {
+	d, ins, err := checkManifest(m)
+	if err != nil {
+		return nil, nil, err
+	}
 	if _, err := store.Org(d.Owner); err != nil {
-		return bolt.Dataset{}, nil, 0, fmt.Errorf("dataset %q: owner: %w", d.ID, err)
+		return nil, nil, fmt.Errorf("dataset %q: owner: %w", d.ID, err)
 	}
 	info, runs, frames, err := store.Grid()
 	if err != nil {
-		return bolt.Dataset{}, nil, 0, err
+		return nil, nil, err
 	}
 	var ix *index.Index
 	if info.Kind == bolt.GridLattice {
@@ -57,55 +139,59 @@ func Gather(ctx context.Context, m Manifest, store *bolt.Store, open Opener) (bo
 	} else {
 		ix = index.NewPolygons(frames)
 	}
-	im := newImporter(ix, d.Attributes)
+	im := newImporter(ix, d, info.Kind == bolt.GridLattice)
+	opened := make([]*openInput, 0, len(ins))
 	for i, in := range ins {
-		if err := readInput(ctx, open, im, i, in); err != nil {
-			return bolt.Dataset{}, nil, 0, err
+		oi, err := im.openInput(ctx, open, i, in)
+		if err != nil {
+			im.close()
+			return nil, nil, err
+		}
+		opened = append(opened, oi)
+	}
+	for k, ok := range im.given {
+		if !ok {
+			im.close()
+			return nil, nil, fmt.Errorf("%w: dataset %q: attribute %q is declared but no input gives it (no CSV column, property, count or raster maps to it)",
+				bolt.ErrInvalid, d.ID, im.attrs[k].Name)
 		}
 	}
-	records, err := im.records()
-	if err != nil {
-		return bolt.Dataset{}, nil, 0, fmt.Errorf("%w: dataset %q: %v", bolt.ErrInvalid, d.ID, err)
-	}
-	return d, records, im.skipped, nil
+	return im, opened, nil
 }
 
-// readInput opens one input and feeds it to im.
-func readInput(ctx context.Context, open Opener, im *importer, i int, in checkedInput) error {
-	r, closeFn, err := open(in.path, "reading "+filepath.Base(in.path))
-	if err != nil {
-		return err
+// readAll reads every opened input in order.
+func (im *importer) readAll(ctx context.Context, ins []*openInput) error {
+	for _, oi := range ins {
+		err := oi.read(ctx)
+		if err != nil && !errors.Is(err, bolt.ErrInvalid) && ctx.Err() == nil {
+			err = fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+		}
+		if err != nil {
+			return err
+		}
 	}
-	defer closeFn()
-	switch in.kind {
-	case inputCSV:
-		err = im.readCSV(ctx, r, in.path, i, in.skip)
-	case inputFeatures:
-		err = im.readFeatures(ctx, r, in.path, i, in.skip)
-	default:
-		err = im.readZones(ctx, r, in.path, i, in.props)
-	}
-	if err != nil && !errors.Is(err, bolt.ErrInvalid) && ctx.Err() == nil {
-		err = fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
-	}
-	return err
+	return im.finishDerived()
 }
 
 // importer gathers what the inputs of one import give, compactly: an
 // attribute value is an entry of 24 bytes pointing into a shared byte
-// arena (a zone's value is stored once for all its frames), a feature an
-// entry pointing into another.
+// arena (a zone's value is stored once for all its frames); features go to
+// a spillSorter; attributes derived from features (count, take) to per-frame
+// aggregates.
 type importer struct {
 	ix      *index.Index
+	lattice bool
+	dataset bolt.Dataset
 	attrs   []bolt.Attribute
 	byName  map[string]int
-	given   []bool // attribute i was a CSV column or a zone mapping target
+	given   []bool // attribute i is given by some input
 	entries []attrEntry
 	vals    []byte
-	feats   []featEntry
-	fbytes  []byte
+	feats   *spillSorter
+	derived derivedAggs
 	paths   []string // by input number
 	kinds   []int
+	closers []func() error
 	skipped int
 	scratch []byte
 }
@@ -119,21 +205,25 @@ type attrEntry struct {
 	n     uint32
 }
 
-type featEntry struct {
-	frame uint64
-	off   uint64
-	n     uint32
-}
-
-// maxArena bounds each byte arena so that offsets fit their fields.
+// maxArena bounds the value arena so that offsets fit their fields.
 const maxArena = math.MaxUint32
 
-func newImporter(ix *index.Index, attrs []bolt.Attribute) *importer {
-	im := &importer{ix: ix, attrs: attrs, byName: map[string]int{}, given: make([]bool, len(attrs))}
-	for i, a := range attrs {
+func newImporter(ix *index.Index, d bolt.Dataset, lattice bool) *importer {
+	im := &importer{ix: ix, lattice: lattice, dataset: d, attrs: d.Attributes, byName: map[string]int{},
+		given: make([]bool, len(d.Attributes)), feats: newSpillSorter(spillBytes)}
+	for i, a := range d.Attributes {
 		im.byName[a.Name] = i
 	}
+	im.derived.slot = map[uint64]uint32{}
 	return im
+}
+
+func (im *importer) close() {
+	for _, c := range im.closers {
+		c()
+	}
+	im.closers = nil
+	im.feats.close()
 }
 
 func (im *importer) register(path string, input, kind int) {
@@ -144,10 +234,14 @@ func (im *importer) register(path string, input, kind int) {
 	im.paths[input], im.kinds[input] = path, kind
 }
 
-// place names where an entry came from: "FILE line N" or "FILE feature N".
+// place names where an entry came from: "FILE line N", "FILE feature N"
+// or, for a raster, the file.
 func (im *importer) place(input uint16, pos int32) string {
-	if im.kinds[input] == inputCSV {
+	switch im.kinds[input] {
+	case inputCSV:
 		return fmt.Sprintf("%s line %d", im.paths[input], pos)
+	case inputRaster:
+		return im.paths[input]
 	}
 	return fmt.Sprintf("%s feature %d", im.paths[input], pos)
 }
@@ -162,16 +256,22 @@ func (im *importer) addValue(v []byte) (off, n uint32, err error) {
 	return off, uint32(len(v)), nil
 }
 
-// records turns what the inputs gave into one record per frame, in frame
-// order: the attributes object (attributes in declared order) and the
-// features in input order. Errors: a frame given one attribute twice, a
-// declared attribute no input gives, nothing at all to import.
-func (im *importer) records() ([]bolt.FrameRecord, error) {
-	for k, ok := range im.given {
-		if !ok {
-			return nil, fmt.Errorf("attribute %q is declared but no input gives it (no CSV column or zone property maps to it)", im.attrs[k].Name)
-		}
+// addEntry records that input gives attribute k the value v on frame.
+func (im *importer) addEntry(frame uint64, k, input int, pos int, v []byte) error {
+	off, n, err := im.addValue(v)
+	if err != nil {
+		return err
 	}
+	im.entries = append(im.entries, attrEntry{frame: frame, attr: uint16(k), input: uint16(input),
+		pos: int32(min(pos, math.MaxInt32)), off: off, n: n})
+	return nil
+}
+
+// emit sorts what the inputs gave and hands the sink one record per frame,
+// in frame order: the attributes object (attributes in declared order) and
+// the features in input order. Errors: a frame given one attribute twice,
+// nothing at all to import, the sink's errors, ctx's.
+func (im *importer) emit(ctx context.Context, sink Sink) error {
 	es := im.entries
 	slices.SortFunc(es, func(a, b attrEntry) int {
 		if c := cmp.Compare(a.frame, b.frame); c != 0 {
@@ -187,86 +287,98 @@ func (im *importer) records() ([]bolt.FrameRecord, error) {
 	})
 	for i := 1; i < len(es); i++ {
 		if es[i].frame == es[i-1].frame && es[i].attr == es[i-1].attr {
-			return nil, fmt.Errorf("frame %d is given attribute %q twice: by %s and by %s", es[i].frame,
+			return fmt.Errorf("%w: dataset %q: frame %d is given attribute %q twice: by %s and by %s", bolt.ErrInvalid, im.dataset.ID, es[i].frame,
 				im.attrs[es[i].attr].Name, im.place(es[i-1].input, es[i-1].pos), im.place(es[i].input, es[i].pos))
 		}
 	}
-	fs := im.feats
-	slices.SortStableFunc(fs, func(a, b featEntry) int { return cmp.Compare(a.frame, b.frame) })
-	if len(es) == 0 && len(fs) == 0 {
-		return nil, errors.New("nothing to import: no frame got an attribute value or a feature")
+	if len(es) == 0 && im.feats.n == 0 {
+		return fmt.Errorf("%w: dataset %q: nothing to import: no frame got an attribute value or a feature", bolt.ErrInvalid, im.dataset.ID)
 	}
-
-	// Attribute objects go into one buffer; records take slices of it once
-	// it is complete, so that a growing buffer cannot leave them behind.
+	it, err := im.feats.iter()
+	if err != nil {
+		return err
+	}
 	names := make([][]byte, len(im.attrs))
 	for k, a := range im.attrs {
 		names[k] = append(grid.AppendJSONString(nil, a.Name), ':')
 	}
-	// Size everything first: the frames (a merge of the two sorted lists)
-	// and the attribute objects' text.
-	frames, size := 0, 0
-	for i, j := 0, 0; i < len(es) || j < len(fs); frames++ {
-		var frame uint64
-		switch {
-		case j >= len(fs):
-			frame = es[i].frame
-		case i >= len(es):
-			frame = fs[j].frame
-		default:
-			frame = min(es[i].frame, fs[j].frame)
-		}
-		if i < len(es) && es[i].frame == frame {
-			size += 2
-		}
-		for ; i < len(es) && es[i].frame == frame; i++ {
-			size += len(names[es[i].attr]) + int(es[i].n) + 1
-		}
-		for ; j < len(fs) && fs[j].frame == frame; j++ {
-		}
+	var (
+		attrs    []byte
+		features [][]byte
+		fbuf     []byte // the current frame's features, back to back
+		ends     []int
+	)
+	ff, ftext, fok, err := it.next()
+	if err != nil {
+		return err
 	}
-	type span struct{ off, end int }
-	recs := make([]bolt.FrameRecord, 0, frames)
-	spans := make([]span, 0, frames)
-	buf := make([]byte, 0, size)
-	i, j := 0, 0
-	for i < len(es) || j < len(fs) {
+	i, done := 0, 0
+	for i < len(es) || fok {
 		var frame uint64
 		switch {
-		case j >= len(fs):
+		case !fok:
 			frame = es[i].frame
 		case i >= len(es):
-			frame = fs[j].frame
+			frame = ff
 		default:
-			frame = min(es[i].frame, fs[j].frame)
+			frame = min(es[i].frame, ff)
 		}
-		rec := bolt.FrameRecord{Frame: frame}
-		sp := span{-1, -1}
+		attrs = attrs[:0]
 		if i < len(es) && es[i].frame == frame {
-			sp.off = len(buf)
-			buf = append(buf, '{')
+			attrs = append(attrs, '{')
 			for first := true; i < len(es) && es[i].frame == frame; i, first = i+1, false {
 				if !first {
-					buf = append(buf, ',')
+					attrs = append(attrs, ',')
 				}
 				e := es[i]
-				buf = append(buf, names[e.attr]...)
-				buf = append(buf, im.vals[e.off:e.off+e.n]...)
+				attrs = append(attrs, names[e.attr]...)
+				attrs = append(attrs, im.vals[e.off:e.off+e.n]...)
 			}
-			buf = append(buf, '}')
-			sp.end = len(buf)
+			attrs = append(attrs, '}')
 		}
-		for ; j < len(fs) && fs[j].frame == frame; j++ {
-			f := fs[j]
-			rec.Features = append(rec.Features, im.fbytes[f.off:f.off+uint64(f.n):f.off+uint64(f.n)])
+		fbuf, ends = fbuf[:0], ends[:0]
+		for fok && ff == frame {
+			fbuf = append(fbuf, ftext...)
+			ends = append(ends, len(fbuf))
+			if ff, ftext, fok, err = it.next(); err != nil {
+				return err
+			}
 		}
-		recs = append(recs, rec)
-		spans = append(spans, sp)
+		features = features[:0]
+		for k, end := range ends {
+			start := 0
+			if k > 0 {
+				start = ends[k-1]
+			}
+			features = append(features, fbuf[start:end:end])
+		}
+		var a []byte
+		if len(attrs) > 0 {
+			a = attrs
+		}
+		if err := sink.Put(frame, a, features); err != nil {
+			return err
+		}
+		if done++; done%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 	}
-	for k, sp := range spans {
-		if sp.off >= 0 {
-			recs[k].Attrs = buf[sp.off:sp.end:sp.end]
-		}
-	}
-	return recs, nil
+	return nil
 }
+
+// appendNumberValue appends v as a JSON number: integers without a
+// fraction or exponent (up to 2^53), others in their shortest form.
+func appendNumberValue(dst []byte, v float64) []byte {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return strconv.AppendInt(dst, int64(v), 10)
+	}
+	if math.Abs(v) < 1e21 && math.Abs(v) >= 1e-6 {
+		return strconv.AppendFloat(dst, v, 'f', -1, 64)
+	}
+	return strconv.AppendFloat(dst, v, 'g', -1, 64)
+}
+
+// inputName is how progress reports name an input file.
+func inputName(path string) string { return filepath.Base(path) }

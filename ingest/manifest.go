@@ -59,15 +59,33 @@ import (
 //     zeros, other numbers in their shortest form), category and text cells
 //     become JSON strings; an empty cell leaves the attribute absent on that
 //     frame.
-//   - "features": GeoJSON features (points, lines, polygons), each stored on
-//     the frame holding its representative point (see RepresentativePoint).
-//   - "zones": GeoJSON Polygon/MultiPolygon features with "properties", a
-//     map from property name to declared attribute name: each zone's
+//   - "features": features (points, lines, polygons), each stored on the
+//     frame holding its representative point (see RepresentativePoint).
+//     "count": ATTR records the number of features on each frame; "take",
+//     a map from property to attribute, aggregates a property per frame by
+//     the attribute's declared aggregation (sum or mean of numbers, mode of
+//     strings or numbers); "attributesOnly": true keeps what count and take
+//     derive and stores no feature.
+//   - "zones": Polygon/MultiPolygon features with "properties" (or "take"),
+//     a map from property name to declared attribute name: each zone's
 //     property values (JSON kept as it is; a missing or null property
 //     leaves the attribute absent) go to every frame whose centre the zone
 //     contains (a lattice cell's centre; for imported polygon frames, the
 //     centre of the frame's bounding box). Where two zones of one input
 //     contain a frame's centre, the first zone in the file wins.
+//   - "raster": a GeoTIFF in EPSG:4326 whose "band" (from 1, default 1)
+//     gives "attribute" (default: the only declared one) per frame by its
+//     aggregation: sum splits each pixel among the frames it overlaps by
+//     area, keeping totals; mean is area-weighted; mode takes the class
+//     covering most area (a category attribute gets it as a string).
+//
+// Features and zones are read from GeoJSON, GeoJSON text sequences (one
+// feature per line), ESRI shapefiles (a .shp beside its .dbf and .prj, or
+// a .zip) and GeoPackages, chosen by extension and content; "layer" picks a
+// GeoPackage layer or a shapefile of a .zip holding several. Shapefiles and
+// GeoPackages in EPSG:4326, UTM 31N-33N on WGS 84 or Minna, or the Nigeria
+// West, Mid and East Belts are reprojected to WGS 84 (package crs); other
+// systems are refused.
 //
 // "outside": "skip" on a csv or features input skips rows and features on
 // no frame of the grid (counted in DatasetView.Skipped) instead of refusing
@@ -83,14 +101,33 @@ type Manifest struct {
 	Inputs      []Input          `json:"inputs"`
 }
 
-// Input is one input file of a Manifest: exactly one of CSV,
-// Features and Zones is set.
+// Input is one input file of a Manifest: exactly one of CSV, Features,
+// Zones and Raster is set.
 type Input struct {
-	CSV        string            `json:"csv,omitempty"`
-	Features   string            `json:"features,omitempty"`
-	Zones      string            `json:"zones,omitempty"`
-	Properties map[string]string `json:"properties,omitempty"` // zones: property -> attribute
-	Outside    string            `json:"outside,omitempty"`    // csv, features: "" or "error" (default), "skip"
+	CSV      string `json:"csv,omitempty"`
+	Features string `json:"features,omitempty"`
+	Zones    string `json:"zones,omitempty"`
+	Raster   string `json:"raster,omitempty"`
+	// Properties (zones): property -> attribute, copied onto the frames.
+	Properties map[string]string `json:"properties,omitempty"`
+	// Take (features): property -> attribute, aggregated per frame by the
+	// attribute's declared aggregation; (zones): the same as Properties.
+	Take map[string]string `json:"take,omitempty"`
+	// Count (features): the attribute that records the number of features
+	// on each frame.
+	Count string `json:"count,omitempty"`
+	// AttributesOnly (features): keep only what Count and Take derive; the
+	// features themselves are not stored.
+	AttributesOnly bool `json:"attributesOnly,omitempty"`
+	// Layer (features, zones): the layer of a GeoPackage, or the shapefile
+	// of a .zip, when it holds several.
+	Layer string `json:"layer,omitempty"`
+	// Attribute and Band (raster): the attribute the band's figure per frame
+	// goes to, and the band (from 1; 0 means 1).
+	Attribute string `json:"attribute,omitempty"`
+	Band      int    `json:"band,omitempty"`
+	// Outside (csv, features): "" or "error" (default), "skip".
+	Outside string `json:"outside,omitempty"`
 }
 
 // ReadManifest reads a Manifest from a JSON file, strictly (unknown
@@ -125,7 +162,7 @@ func ReadManifest(path string) (Manifest, error) {
 	}
 	for i := range m.Inputs {
 		in := &m.Inputs[i]
-		in.CSV, in.Features, in.Zones = abs(in.CSV), abs(in.Features), abs(in.Zones)
+		in.CSV, in.Features, in.Zones, in.Raster = abs(in.CSV), abs(in.Features), abs(in.Zones), abs(in.Raster)
 	}
 	return m, nil
 }
@@ -140,7 +177,11 @@ const (
 	inputCSV = iota
 	inputFeatures
 	inputZones
+	inputRaster
 )
+
+// inputKindNames name the input kinds in sources and messages.
+var inputKindNames = [...]string{"csv", "features", "zones", "raster"}
 
 // maxDeclared bounds the attributes and the inputs of one manifest (they
 // are numbered in 16 bits while importing).
@@ -151,7 +192,12 @@ type checkedInput struct {
 	kind  int
 	path  string
 	skip  bool
-	props []zoneProp // zones: sorted by property name
+	props []zoneProp // zones and features' take: sorted by property name
+	count int        // features: the attribute Count names, or -1
+	only  bool       // features: AttributesOnly
+	layer string
+	attr  int // raster: the attribute
+	band  int // raster: from 1
 }
 
 type zoneProp struct {
@@ -240,57 +286,108 @@ func checkManifest(m Manifest) (bolt.Dataset, []checkedInput, error) {
 	var ins []checkedInput
 	var names []string
 	for i, in := range m.Inputs {
-		var c checkedInput
+		c := checkedInput{count: -1, attr: -1}
 		n := 0
-		if in.CSV != "" {
-			c.kind, c.path, n = inputCSV, in.CSV, n+1
-		}
-		if in.Features != "" {
-			c.kind, c.path, n = inputFeatures, in.Features, n+1
-		}
-		if in.Zones != "" {
-			c.kind, c.path, n = inputZones, in.Zones, n+1
+		for k, p := range [...]string{in.CSV, in.Features, in.Zones, in.Raster} {
+			if p != "" {
+				c.kind, c.path, n = k, p, n+1
+			}
 		}
 		if n != 1 {
-			return bad("input %d: give exactly one of csv, features and zones", i)
+			return bad("input %d: give exactly one of csv, features, zones and raster", i)
 		}
 		if !filepath.IsAbs(c.path) {
 			return bad("input %d: path %q must be absolute", i, c.path)
 		}
+		where := fmt.Sprintf("input %d (%s)", i, c.path)
 		switch in.Outside {
 		case "", "error":
 		case "skip":
-			if c.kind == inputZones {
-				return bad("input %d (%s): outside: skip is for csv and features inputs", i, c.path)
+			if c.kind != inputCSV && c.kind != inputFeatures {
+				return bad("%s: outside: skip is for csv and features inputs", where)
 			}
 			c.skip = true
 		default:
-			return bad("input %d (%s): outside %q: want error or skip", i, c.path, in.Outside)
+			return bad("%s: outside %q: want error or skip", where, in.Outside)
 		}
 		if c.kind != inputZones && len(in.Properties) > 0 {
-			return bad("input %d (%s): properties are for zones inputs", i, c.path)
+			return bad("%s: properties are for zones inputs", where)
 		}
+		if c.kind != inputZones && c.kind != inputFeatures && len(in.Take) > 0 {
+			return bad("%s: take is for features and zones inputs", where)
+		}
+		if c.kind != inputFeatures && (in.Count != "" || in.AttributesOnly) {
+			return bad("%s: count and attributesOnly are for features inputs", where)
+		}
+		if c.kind != inputFeatures && c.kind != inputZones && in.Layer != "" {
+			return bad("%s: layer is for features and zones inputs", where)
+		}
+		if c.kind != inputRaster && (in.Attribute != "" || in.Band != 0) {
+			return bad("%s: attribute and band are for raster inputs", where)
+		}
+		c.layer, c.only = in.Layer, in.AttributesOnly
+		take := in.Take
 		if c.kind == inputZones {
-			if len(in.Properties) == 0 {
-				return bad("input %d (%s): a zones input needs properties (property -> attribute)", i, c.path)
+			if len(in.Properties) > 0 && len(in.Take) > 0 {
+				return bad("%s: give properties or take, not both", where)
 			}
-			seen := map[int]string{}
-			for p, a := range in.Properties {
-				k, ok := attrIndex[a]
-				if !ok {
-					return bad("input %d (%s): property %q maps to %q, which is not a declared attribute", i, c.path, p, a)
-				}
-				if q, dup := seen[k]; dup {
-					p, q = min(p, q), max(p, q)
-					return bad("input %d (%s): properties %q and %q both map to attribute %q", i, c.path, p, q, a)
-				}
-				seen[k] = p
-				c.props = append(c.props, zoneProp{property: p, attr: k})
+			if len(take) == 0 {
+				take = in.Properties
 			}
-			sort.Slice(c.props, func(x, y int) bool { return c.props[x].property < c.props[y].property })
+			if len(take) == 0 {
+				return bad("%s: a zones input needs properties (property -> attribute)", where)
+			}
+		}
+		seen := map[int]string{}
+		for p, a := range take {
+			k, ok := attrIndex[a]
+			if !ok {
+				return bad("%s: property %q maps to %q, which is not a declared attribute", where, p, a)
+			}
+			if q, dup := seen[k]; dup {
+				p, q = min(p, q), max(p, q)
+				return bad("%s: properties %q and %q both map to attribute %q", where, p, q, a)
+			}
+			seen[k] = p
+			c.props = append(c.props, zoneProp{property: p, attr: k})
+		}
+		sort.Slice(c.props, func(x, y int) bool { return c.props[x].property < c.props[y].property })
+		if in.Count != "" {
+			k, ok := attrIndex[in.Count]
+			if !ok {
+				return bad("%s: count goes to %q, which is not a declared attribute", where, in.Count)
+			}
+			if a := d.Attributes[k]; a.Type != bolt.TypeNumber || a.Aggregation != bolt.AggSum {
+				return bad("%s: count goes to %q, which must be a number with aggregation sum", where, in.Count)
+			}
+			if p, dup := seen[k]; dup {
+				return bad("%s: attribute %q is given both by count and by property %q", where, in.Count, p)
+			}
+			c.count = k
+		}
+		if c.only && c.count < 0 && len(c.props) == 0 {
+			return bad("%s: attributesOnly keeps only what count and take derive, and neither is given", where)
+		}
+		if c.kind == inputRaster {
+			k, ok := attrIndex[in.Attribute]
+			switch {
+			case in.Attribute == "" && len(d.Attributes) == 1:
+				k, ok = 0, true
+			case in.Attribute == "":
+				return bad("%s: a raster input needs attribute: the declared attribute its band gives", where)
+			case !ok:
+				return bad("%s: attribute %q is not declared", where, in.Attribute)
+			}
+			if d.Attributes[k].Type != bolt.TypeNumber && d.Attributes[k].Type != bolt.TypeCategory {
+				return bad("%s: attribute %q is a %s; a raster gives numbers (or classes as a category)", where, d.Attributes[k].Name, d.Attributes[k].Type)
+			}
+			if in.Band < 0 {
+				return bad("%s: band %d: bands are numbered from 1", where, in.Band)
+			}
+			c.attr, c.band = k, max(in.Band, 1)
 		}
 		ins = append(ins, c)
-		names = append(names, [...]string{"csv ", "features ", "zones "}[c.kind]+filepath.Base(c.path))
+		names = append(names, inputKindNames[c.kind]+" "+filepath.Base(c.path))
 	}
 	if d.Source == "" {
 		d.Source = strings.Join(names, "; ")

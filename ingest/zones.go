@@ -2,25 +2,42 @@ package ingest
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 
 	"frameindex/bolt"
 	"frameindex/grid"
+
+	"github.com/tidwall/gjson"
 )
 
-// readZones reads one zones input: every frame whose centre a zone
-// contains gets the zone's mapped properties; the first zone containing a
-// centre wins.
-func (im *importer) readZones(ctx context.Context, r io.Reader, path string, input int, props []zoneProp) error {
-	im.register(path, input, inputZones)
-	for _, p := range props {
+// zonesInput is a zones input: every frame whose centre a zone contains
+// gets the zone's mapped properties; the first zone containing a centre
+// wins.
+type zonesInput struct {
+	im    *importer
+	src   vectorSource
+	path  string
+	input int
+	props []zoneProp
+}
+
+// openZones marks the attributes a zones input gives and checks its
+// properties against the fields its format declares.
+func (im *importer) openZones(src vectorSource, in checkedInput, input int) (*zonesInput, error) {
+	im.register(in.path, input, inputZones)
+	if err := checkFields(src, in); err != nil {
+		return nil, err
+	}
+	for _, p := range in.props {
 		im.given[p.attr] = true
 	}
+	return &zonesInput{im: im, src: src, path: in.path, input: input, props: in.props}, nil
+}
+
+func (z *zonesInput) read(ctx context.Context) error {
+	im, path, input, props := z.im, z.path, z.input, z.props
 	claimed := map[uint64]struct{}{}
 	type zoneVal struct {
 		attr   uint16
@@ -28,7 +45,7 @@ func (im *importer) readZones(ctx context.Context, r io.Reader, path string, inp
 	}
 	var zv []zoneVal
 	n := 0
-	err := grid.ReadFeatures(r, func(i int, f grid.InFeature) error {
+	err := z.src.each(ctx, func(i int, f grid.InFeature) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -47,26 +64,33 @@ func (im *importer) readZones(ctx context.Context, r io.Reader, path string, inp
 			return bad("%v", err)
 		}
 		zv = zv[:0]
+		values := map[string]gjson.Result{}
+		if len(f.RawProperties) > 0 {
+			gjson.ParseBytes(f.RawProperties).ForEach(func(k, v gjson.Result) bool {
+				values[k.Str] = v // a later duplicate wins, as in encoding/json
+				return true
+			})
+		}
 		for _, p := range props {
-			v, ok := f.Properties[p.property]
-			if !ok || v == nil {
+			v, ok := values[p.property]
+			if !ok || v.Type == gjson.Null {
 				continue
 			}
 			a := im.attrs[p.attr]
 			var text []byte
-			switch v := v.(type) {
-			case json.Number:
+			switch v.Type {
+			case gjson.Number:
 				if a.Type != bolt.TypeNumber {
-					return bad("property %q is the number %s, but attribute %q is a %s (want a string)", p.property, clip(string(v)), a.Name, a.Type)
+					return bad("property %q is the number %s, but attribute %q is a %s (want a string)", p.property, clip(v.Raw), a.Name, a.Type)
 				}
-				text = []byte(v)
-			case string:
+				text = []byte(v.Raw)
+			case gjson.String:
 				if a.Type == bolt.TypeNumber {
-					return bad("property %q is the string %q, but attribute %q is a number", p.property, clip(v), a.Name)
+					return bad("property %q is the string %q, but attribute %q is a number", p.property, clip(v.Str), a.Name)
 				}
-				text = grid.AppendJSONString(nil, v)
+				text = grid.AppendJSONString(nil, v.Str)
 			default:
-				return bad("property %q is %s; attribute %q takes a %s", p.property, jsonKindOf(v), a.Name,
+				return bad("property %q is %s; attribute %q takes a %s", p.property, jsonKind(v), a.Name,
 					map[bool]string{true: "number", false: "string"}[a.Type == bolt.TypeNumber])
 			}
 			off, ln, err := im.addValue(text)
@@ -94,27 +118,12 @@ func (im *importer) readZones(ctx context.Context, r io.Reader, path string, inp
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, bolt.ErrInvalid) || ctx.Err() != nil {
-			return err
-		}
-		return fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, path, err)
+		return err
 	}
 	if n == 0 {
 		return fmt.Errorf("%w: %s: no zones", bolt.ErrInvalid, path)
 	}
 	return nil
-}
-
-func jsonKindOf(v any) string {
-	switch v.(type) {
-	case bool:
-		return "a boolean"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // zoneContainer answers grid.MultiPolygon.ContainsPoint for many points,
