@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"unicode/utf8"
 
 	"frameindex/grid"
 )
@@ -31,7 +30,7 @@ func newGeoJSONL(path string, opts Options) (Writer, error) {
 	}
 	g := &geojsonlWriter{path: path, opts: opts, f: f, w: bufio.NewWriterSize(f, 1<<20)}
 	for _, c := range opts.Columns {
-		k := append([]byte{','}, appendJSONString(nil, c.Name)...)
+		k := append([]byte{','}, grid.AppendJSONString(nil, c.Name)...)
 		g.keys = append(g.keys, append(k, ':'))
 	}
 	return g, nil
@@ -69,7 +68,7 @@ func (g *geojsonlWriter) Write(fr Frame) error {
 		case Integer:
 			b = strconv.AppendInt(b, v.i, 10)
 		case Text:
-			b = appendJSONString(b, v.s)
+			b = grid.AppendJSONString(b, v.s)
 		default:
 			b = append(b, "null"...)
 		}
@@ -170,51 +169,6 @@ func removeIfExists(name string) error {
 		return err
 	}
 	return nil
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string; invalid UTF-8 becomes
-// U+FFFD as with encoding/json.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 // appendJSONFloat appends a finite f as encoding/json writes a float64.

@@ -2,6 +2,7 @@ package gpkg
 
 import (
 	"encoding/json"
+	"frameindex/grid"
 	"math"
 	"strings"
 	"testing"
@@ -158,7 +159,7 @@ func TestDecodeTransform(t *testing.T) {
 func TestAppendString(t *testing.T) {
 	for _, s := range []string{"", "plain", `q"b\`, "ctl\x00\x1f\n\r\t", "é 北 🙂", "bad\xffutf8\xc3", "<&>\u2028"} {
 		t.Run(s, func(t *testing.T) {
-			got := appendString(nil, s)
+			got := grid.AppendJSONString(nil, s)
 			var back string
 			if err := json.Unmarshal(got, &back); err != nil {
 				t.Fatalf("%s: %v", got, err)

@@ -4,61 +4,7 @@ import (
 	"encoding/base64"
 	"math"
 	"strconv"
-	"unicode/utf8"
 )
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string. Quotes, backslashes and control
-// characters are escaped; invalid UTF-8 becomes U+FFFD, as encoding/json
-// does.
-func appendString[S string | []byte](dst []byte, s S) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		var r rune
-		var size int
-		switch v := any(s).(type) {
-		case string:
-			r, size = utf8.DecodeRuneInString(v[i:])
-		case []byte:
-			r, size = utf8.DecodeRune(v[i:])
-		}
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
 
 // appendFloat appends f as a JSON number the way encoding/json writes a
 // float64 (shortest round-trip form, exponent only for very small or large

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"frameindex/grid"
 	"io"
 	"os"
 	"path/filepath"
@@ -439,7 +440,7 @@ func (r *Reader) prepare(geomCol string) error {
 		if i > 0 {
 			k = append(k, ',')
 		}
-		k = appendString(k, f.Name)
+		k = grid.AppendJSONString(k, f.Name)
 		r.keys[i] = append(k, ':')
 		r.boolean[i] = f.Type == "BOOLEAN"
 	}
@@ -530,7 +531,7 @@ func appendValue(b []byte, v any, boolean bool) []byte {
 	case float64:
 		return appendFloat(b, v)
 	case string:
-		return appendString(b, v)
+		return grid.AppendJSONString(b, v)
 	case []byte:
 		return appendBase64(b, v)
 	case bool:
@@ -538,7 +539,7 @@ func appendValue(b []byte, v any, boolean bool) []byte {
 	default:
 		// The driver gives only the types above for the columns selected;
 		// anything else is shown as text rather than lost.
-		return appendString(b, fmt.Sprint(v))
+		return grid.AppendJSONString(b, fmt.Sprint(v))
 	}
 }
 
