@@ -20,6 +20,7 @@ import (
 	"frameindex/limiter"
 	"frameindex/logging"
 	"frameindex/narrate"
+	"frameindex/ogc"
 
 	"github.com/spf13/cobra"
 )
@@ -255,6 +256,14 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 		Allowance:     store,
 		AnswerCredits: o.AnswerCredits,
 		Places:        l.placeNames,
+
+		// OGC API - Features and Tiles under /ogc, for QGIS, GDAL and maps.
+		OGC: ogc.New(ogc.Config{Store: store, Grid: func() ogc.Grid {
+			if ix := l.frames.Load(); ix != nil {
+				return ix
+			}
+			return nil
+		}}),
 	}
 	if narrator != nil {
 		cfg.Narrator = narrator

@@ -113,6 +113,13 @@ func (s *Server) authenticate(r *http.Request) (bolt.Key, error) {
 		return bolt.Key{}, newError(codeInvalidKey, "send exactly one Authorization header")
 	}
 	scheme, token, _ := strings.Cut(strings.TrimSpace(vals[0]), " ")
+	if strings.EqualFold(scheme, "Basic") && isOGC(r) { // see OGC
+		var err error
+		if token, err = basicKey(token); err != nil {
+			return bolt.Key{}, err
+		}
+		scheme = "Bearer"
+	}
 	if !strings.EqualFold(scheme, "Bearer") {
 		msg := "the Authorization header must use the Bearer scheme: " + bearerHint
 		if isToken(scheme) {

@@ -81,6 +81,9 @@ func classify(err error) (code string, status int, message string) {
 			return ae.code, st, ae.message
 		}
 	}
+	if code, status, message, ok := classifyCoded(err); ok {
+		return code, status, message
+	}
 	for _, ke := range keyErrors {
 		if errors.Is(err, ke.err) {
 			return codeInvalidKey, http.StatusUnauthorized, ke.message
@@ -122,6 +125,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 	}
 
+	if isOGC(r) {
+		writeOGCException(w, status, code, message)
+		return
+	}
 	buf := getBuf()
 	b := append(buf.b, `{"error":{"code":`...)
 	b = grid.AppendJSONString(b, code)

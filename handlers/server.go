@@ -60,6 +60,8 @@ type Config struct {
 	// that wording naming a place outside the figures is discarded; nil or
 	// an empty list skips that check.
 	Places func() []string
+	// OGC serves the OGC API under /ogc (see OGC); nil serves none.
+	OGC OGC
 }
 
 // DefaultRequestTimeout is the per-request budget of the spec.
@@ -81,6 +83,7 @@ type Server struct {
 	allowance     Allowance
 	answerCredits int64
 	places        func() []string
+	ogc           OGC
 
 	// answer computes a question's answer: insight.Answer, replaced in
 	// tests to check what the handler gives it and does with its answer.
@@ -116,6 +119,7 @@ func New(cfg Config) *Server {
 		allowance:     cfg.Allowance,
 		answerCredits: cfg.AnswerCredits,
 		places:        cfg.Places,
+		ogc:           cfg.OGC,
 	}
 	if s.places == nil {
 		s.places = func() []string { return nil }
