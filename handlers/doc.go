@@ -20,6 +20,14 @@
 // question call spends from the insight bucket too), capability (403),
 // parameters or body (400), then the work.
 //
+// # The OGC API
+//
+// Under /ogc, Config.OGC (package ogc) answers OGC API – Features and
+// Tiles behind the same middleware, key check and buckets (ogc.go mounts
+// it). There only, a key may also come as HTTP Basic (the password, or the
+// user name when the password is empty), and errors are written as OGC
+// exceptions {"code","description"} instead of the envelope.
+//
 // # The data call
 //
 // GET /v1/frames/data (contract §3) parses ids as GET /v1/frames does
