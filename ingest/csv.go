@@ -36,16 +36,8 @@ func (im *importer) openCSV(r io.Reader, path string, input int, skip bool) (*cs
 	im.register(path, input, inputCSV)
 	cr := csv.NewReader(bufio.NewReaderSize(r, 256<<10))
 	cr.ReuseRecord = true
-	bad := func(line int, format string, args ...any) error {
-		return fmt.Errorf("%w: %s line %d: %s", bolt.ErrInvalid, path, line, fmt.Sprintf(format, args...))
-	}
-	csvErr := func(err error) error {
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			return bad(pe.Line, "%v", pe.Err)
-		}
-		return fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, path, err)
-	}
+	c := &csvInput{im: im, cr: cr, path: path, input: input, skip: skip}
+	bad, csvErr := c.bad, c.csvErr
 	header, err := cr.Read()
 	if err == io.EOF {
 		return nil, fmt.Errorf("%w: %s: the file is empty; want a header row (frame_id, or lat and lon, and attribute columns)", bolt.ErrInvalid, path)
@@ -98,8 +90,22 @@ func (im *importer) openCSV(r io.Reader, path string, input int, skip bool) (*cs
 	case idCol < 0 && lonCol < 0:
 		return nil, bad(1, "has a lat column but no lon column")
 	}
-	return &csvInput{im: im, cr: cr, path: path, input: input, skip: skip, header: header, cols: cols,
-		idCol: idCol, latCol: latCol, lonCol: lonCol}, nil
+	c.header, c.cols, c.idCol, c.latCol, c.lonCol = header, cols, idCol, latCol, lonCol
+	return c, nil
+}
+
+// bad reports bad input at a line of the file.
+func (c *csvInput) bad(line int, format string, args ...any) error {
+	return fmt.Errorf("%w: %s line %d: %s", bolt.ErrInvalid, c.path, line, fmt.Sprintf(format, args...))
+}
+
+// csvErr reports an error of the CSV reader, at its line when it has one.
+func (c *csvInput) csvErr(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return c.bad(pe.Line, "%v", pe.Err)
+	}
+	return fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, c.path, err)
 }
 
 // Column roles of csvInput.cols other than an attribute index.
@@ -113,16 +119,7 @@ const (
 func (c *csvInput) read(ctx context.Context) error {
 	im, cr, path, input, skip, header, cols := c.im, c.cr, c.path, c.input, c.skip, c.header, c.cols
 	idCol, latCol, lonCol := c.idCol, c.latCol, c.lonCol
-	bad := func(line int, format string, args ...any) error {
-		return fmt.Errorf("%w: %s line %d: %s", bolt.ErrInvalid, path, line, fmt.Sprintf(format, args...))
-	}
-	csvErr := func(err error) error {
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			return bad(pe.Line, "%v", pe.Err)
-		}
-		return fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, path, err)
-	}
+	bad, csvErr := c.bad, c.csvErr
 	rows := 0
 	for {
 		rec, err := cr.Read()
