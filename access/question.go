@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"frameindex/bolt"
+	"frameindex/grid"
 	"frameindex/insight"
 )
 
@@ -26,7 +28,8 @@ type Question struct {
 
 // Request returns the question engine's input for q over a: the readable
 // datasets in ascending id, and the frames in the order asked with what
-// each dataset records there. A record whose attributes do not parse is
+// each dataset records there and, for known frames, their area on the
+// WGS84 ellipsoid (AreaBasis). A record whose attributes do not parse is
 // ErrStore.
 func (a *Answer) Request(q Question) (insight.Request, error) {
 	req := insight.Request{
@@ -35,6 +38,8 @@ func (a *Answer) Request(q Question) (insight.Request, error) {
 		Register: q.Register,
 		Datasets: make([]insight.Dataset, len(a.Access)),
 		Frames:   make([]insight.Frame, len(a.Frames)),
+
+		AreaBasis: AreaBasis,
 	}
 	for i := range a.Access {
 		d := &a.Access[i].Dataset
@@ -43,11 +48,15 @@ func (a *Answer) Request(q Question) (insight.Request, error) {
 			attrs[k] = insight.Attribute{Name: at.Name, Label: at.Label, Unit: at.Unit, Type: at.Type,
 				Aggregation: at.Aggregation, Year: at.Year, Aliases: at.Aliases}
 		}
-		req.Datasets[i] = insight.Dataset{ID: d.ID, Name: d.Name, Attributes: attrs, Frames: d.Frames, Features: d.Features}
+		req.Datasets[i] = insight.Dataset{ID: d.ID, Name: d.Name, Description: d.Description, Attributes: attrs,
+			Frames: d.Frames, Features: d.Features}
 	}
 	for i := range a.Frames {
 		f := &a.Frames[i]
 		fr := insight.Frame{ID: strconv.FormatUint(f.ID, 10), Known: f.Known}
+		if f.Known {
+			fr.AreaKm2 = ShapeAreaKm2(f.Shape)
+		}
 		if len(f.Entries) > 0 {
 			fr.Data = make(map[string]insight.DatasetFrame, len(f.Entries))
 		}
@@ -93,9 +102,13 @@ func (a *Answer) Ask(ctx context.Context, store Store, key bolt.Key, requestID s
 }
 
 // withoutDatasets returns req without the datasets ids: neither among the
-// datasets nor on any frame. The frames' maps are changed in place (the
-// engine keeps nothing of a request it answered).
+// datasets nor on any frame, nor as what a nearest search found. The
+// frames' maps are changed in place (the engine keeps nothing of a
+// request it answered).
 func withoutDatasets(req insight.Request, ids []string) insight.Request {
+	if req.Nearest != nil && slices.Contains(ids, req.Nearest.Dataset) {
+		req.Nearest = nil
+	}
 	req.Datasets = slices.DeleteFunc(slices.Clone(req.Datasets), func(d insight.Dataset) bool {
 		return slices.Contains(ids, d.ID)
 	})
@@ -164,4 +177,390 @@ func unmarshalString(raw string) (string, error) {
 	var s string
 	err := json.Unmarshal([]byte(raw), &s)
 	return s, err
+}
+
+// Frame areas for densities, on the WGS84 ellipsoid.
+//
+// The ellipsoid is mapped onto its authalic sphere (radius R_q, about
+// 6,371,007.2 m) by the authalic latitude β, an equal-area mapping, and
+// areas are taken there in the cylindrical equal-area projection (x = λ,
+// y = R_q·sin β), where they equal the ellipsoid's:
+//
+//   - a lattice cell, bounded by two meridians and two parallels, is a
+//     rectangle in that projection, so its area is exact:
+//     (a²·Δλ/2)·(q(φ₂) − q(φ₁));
+//   - an imported polygon's area is the shoelace formula over its rings in
+//     that projection (holes subtracted), which takes each edge as a
+//     straight line there; for frames of a few kilometres this differs
+//     from geodesic edges by far less than a part in a million.
+
+// AreaBasis says how areas are computed, for answers.
+const AreaBasis = "WGS84 ellipsoid"
+
+// WGS84 and its authalic quantities.
+const (
+	wgs84A = 6378137.0
+	wgs84F = 1 / 298.257223563
+)
+
+var (
+	wgs84E2 = wgs84F * (2 - wgs84F)
+	wgs84E  = math.Sqrt(wgs84E2)
+	qPole   = authalicQ(math.Pi / 2)
+	// authalicR2 is R_q² in km².
+	authalicR2 = wgs84A * wgs84A * qPole / 2 / 1e6
+)
+
+// authalicQ is q(φ) of the authalic latitude: sin β = q(φ)/q(π/2).
+func authalicQ(phi float64) float64 {
+	s := math.Sin(phi)
+	es := wgs84E * s
+	return (1 - wgs84E2) * (s/(1-wgs84E2*s*s) - math.Log((1-es)/(1+es))/(2*wgs84E))
+}
+
+// sinAuthalic is sin β of latitude lat (degrees).
+func sinAuthalic(lat float64) float64 { return authalicQ(lat*math.Pi/180) / qPole }
+
+// BoxAreaKm2 is the area on the WGS84 ellipsoid, in km², of the region
+// between two meridians and two parallels (degrees), such as a lattice
+// cell. A box with min > max has area 0.
+func BoxAreaKm2(b grid.Box) float64 {
+	if !(b.MaxLon > b.MinLon) || !(b.MaxLat > b.MinLat) {
+		return 0
+	}
+	dl := (b.MaxLon - b.MinLon) * math.Pi / 180
+	return authalicR2 * dl * (sinAuthalic(b.MaxLat) - sinAuthalic(b.MinLat))
+}
+
+// PolygonAreaKm2 is the area on the WGS84 ellipsoid, in km², of polygons
+// whose edges are taken as straight in the cylindrical equal-area
+// projection of the authalic sphere: each polygon's outer ring less its
+// holes, whatever the rings' orientation.
+func PolygonAreaKm2(m grid.MultiPolygon) float64 {
+	total := 0.0
+	for _, p := range m {
+		for k, r := range p {
+			a := math.Abs(ringArea(r))
+			if k == 0 {
+				total += a
+			} else {
+				total -= a
+			}
+		}
+	}
+	return max(total, 0)
+}
+
+// ringArea is the signed shoelace area of a ring in the projection, km².
+func ringArea(r grid.Ring) float64 {
+	if len(r) < 3 {
+		return 0
+	}
+	// Coordinates relative to the first vertex keep the products small:
+	// a frame's area is a tiny difference of large terms otherwise.
+	x0, y0 := r[0][0], sinAuthalic(r[0][1])
+	s := 0.0
+	for i := 0; i+1 < len(r); i++ {
+		x1, y1 := (r[i][0]-x0)*math.Pi/180, sinAuthalic(r[i][1])-y0
+		x2, y2 := (r[i+1][0]-x0)*math.Pi/180, sinAuthalic(r[i+1][1])-y0
+		s += x1*y2 - x2*y1
+	}
+	return s / 2 * authalicR2
+}
+
+// ShapeAreaKm2 is a frame's area on the WGS84 ellipsoid, km²: exact for a
+// lattice cell, the polygons' for an imported frame.
+func ShapeAreaKm2(s grid.Shape) float64 {
+	if s.Geom == nil {
+		return BoxAreaKm2(s.Box)
+	}
+	return PolygonAreaKm2(s.Geom)
+}
+
+// The nearest search of a frames_nearest question.
+//
+// The engine stays pure: it is handed what this search found
+// (insight.Nearest). The search reads a features dataset on rings of
+// frames around the selection: the frames touching the selection's
+// bounding box grown by 1, 2, 5, 10, 20, 35 and then 50 km, each ring
+// reading only the frames the previous one did not touch. It stops at the
+// first ring whose radius is at least the distance of the count-th
+// nearest feature found, since nothing outside a ring can be nearer than
+// its radius. The dataset must be among the Answer's readable datasets
+// (licences and narrowing as for the selection), is never read once left
+// out, and is marked as having contributed when a feature within the
+// limit was found, so that Ask charges it as any other (per query, once
+// per request).
+
+// NearestLimitKm is how far the search looks, in km from the nearest
+// selected frame.
+const NearestLimitKm = 50
+
+// EarthRadiusKm is the mean Earth radius (IUGG) of great-circle distances.
+const EarthRadiusKm = 6371.0088
+
+// nearestRings are the search radii, km.
+var nearestRings = []float64{1, 2, 5, 10, 20, 35, NearestLimitKm}
+
+// Reads of the nearest search: frames per ReadFrames call, and the
+// features one call may return (more on a ring's frames are counted as
+// unread).
+const (
+	nearestChunk   = 4096
+	nearestReadCap = 100_000
+)
+
+// BoxGrid walks the frames touching a box; *index.Index implements it.
+type BoxGrid interface {
+	Box(b grid.Box, limit int, fn func(grid.Shape) bool) (truncated bool)
+}
+
+// nearCand is a feature found, before its properties are read.
+type nearCand struct {
+	dist     float64
+	from     uint64
+	frame    uint64
+	lon, lat float64
+	raw      []byte
+}
+
+// Nearest searches dataset for the count features nearest the Answer's
+// known frames, within NearestLimitKm, reading rings of frames of g from
+// store. Names, positions and properties are given only with
+// showFeatures (the key's feature.read); otherwise Hidden is set. It
+// returns nil, and reads nothing, when no requested frame is known, when
+// the dataset is not readable or was left out. Errors are the store's
+// (wrapped) and ErrStore for an answer that breaks the Store contract.
+func (a *Answer) Nearest(store Store, g BoxGrid, dataset string, count int, showFeatures bool) (*insight.Nearest, error) {
+	ds, ok := a.find(dataset)
+	if !ok || a.State[ds].LeftOut {
+		return nil, nil
+	}
+	var sel []grid.Box
+	var selIDs []uint64
+	for i := range a.Frames {
+		if f := &a.Frames[i]; f.Known {
+			sel = append(sel, f.Shape.Box)
+			selIDs = append(selIDs, f.ID)
+		}
+	}
+	if len(sel) == 0 {
+		return nil, nil
+	}
+	count = min(max(count, 1), 10)
+	bounds := sel[0]
+	for _, b := range sel[1:] {
+		bounds = bounds.Union(b)
+	}
+	out := &insight.Nearest{Dataset: dataset, LimitKm: NearestLimitKm, Hidden: !showFeatures}
+	var cands []nearCand
+	var prev grid.Box
+	havePrev := false
+	for _, r := range nearestRings {
+		box := grownBox(bounds, r)
+		var ids []uint64
+		g.Box(box, math.MaxInt32, func(s grid.Shape) bool {
+			if !havePrev || !s.Box.Intersects(prev) {
+				ids = append(ids, s.ID)
+			}
+			return true
+		})
+		for start := 0; start < len(ids); start += nearestChunk {
+			chunk := ids[start:min(start+nearestChunk, len(ids))]
+			fd, err := store.ReadFrames([]string{dataset}, chunk, true, nearestReadCap)
+			if err != nil {
+				return nil, fmt.Errorf("reading dataset %s on %d frames around the selection: %w", dataset, len(chunk), err)
+			}
+			for k := range fd {
+				for _, d := range fd[k].Datasets {
+					if d.Dataset != dataset {
+						return nil, storeError("ReadFrames returned dataset %q on frame %d, which was not asked for", d.Dataset, fd[k].Frame)
+					}
+					out.Unread += max(d.FeatureCount-len(d.Features), 0)
+					for _, ft := range d.Features {
+						if !isObject(ft) {
+							return nil, storeError("a feature of dataset %q on frame %d is not a JSON object", dataset, fd[k].Frame)
+						}
+						lon, lat, ok := featurePoint(ft)
+						if !ok {
+							out.Unread++
+							continue
+						}
+						dist, from := math.Inf(1), uint64(0)
+						for i, b := range sel {
+							if d := distanceToBoxKm(lon, lat, b); d < dist {
+								dist, from = d, selIDs[i]
+							}
+						}
+						if dist <= NearestLimitKm {
+							cands = append(cands, nearCand{dist: dist, from: from, frame: fd[k].Frame, lon: lon, lat: lat, raw: ft})
+						}
+					}
+				}
+			}
+		}
+		prev, havePrev = box, true
+		out.Searched = r
+		slices.SortStableFunc(cands, func(x, y nearCand) int {
+			switch {
+			case x.dist < y.dist:
+				return -1
+			case x.dist > y.dist:
+				return 1
+			}
+			return 0
+		})
+		if len(cands) >= count && cands[count-1].dist <= r {
+			break
+		}
+	}
+	if len(cands) > count {
+		cands = cands[:count]
+	}
+	for _, c := range cands {
+		nf := insight.NearFeature{Frame: strconv.FormatUint(c.frame, 10), From: strconv.FormatUint(c.from, 10),
+			DistanceKm: roundKm(c.dist)}
+		if showFeatures {
+			nf.Lon, nf.Lat = c.lon, c.lat
+			nf.Name, nf.Properties = featureProperties(c.raw)
+		}
+		out.Features = append(out.Features, nf)
+	}
+	if len(out.Features) > 0 {
+		a.State[ds].Contributed = true
+	}
+	return out, nil
+}
+
+// roundKm rounds a distance to the metre.
+func roundKm(d float64) float64 { return math.Round(d*1000) / 1000 }
+
+// grownBox is b grown by r km on every side, so that every point outside
+// it lies more than r km (great circle) from every point of b: latitude
+// by r along a meridian, longitude by the angle whose great-circle
+// distance at the box's latitude farthest from the equator is r.
+func grownBox(b grid.Box, r float64) grid.Box {
+	dLat := r / EarthRadiusKm * 180 / math.Pi
+	out := grid.Box{MinLat: math.Max(b.MinLat-dLat, -90), MaxLat: math.Min(b.MaxLat+dLat, 90)}
+	phi := math.Max(math.Abs(out.MinLat), math.Abs(out.MaxLat)) * math.Pi / 180
+	s := math.Sin(r/EarthRadiusKm) / math.Cos(phi)
+	dLon := 180.0
+	if s < 1 && math.Cos(phi) > 1e-9 {
+		dLon = math.Asin(s) * 180 / math.Pi
+	}
+	out.MinLon, out.MaxLon = math.Max(b.MinLon-dLon, -180), math.Min(b.MaxLon+dLon, 180)
+	return out
+}
+
+// distanceToBoxKm is the great-circle distance (haversine, mean Earth
+// radius) from a point to the nearest point of a box, found by clamping
+// the point's longitude and latitude into the box; 0 inside it.
+func distanceToBoxKm(lon, lat float64, b grid.Box) float64 {
+	cl := math.Min(math.Max(lon, b.MinLon), b.MaxLon)
+	ct := math.Min(math.Max(lat, b.MinLat), b.MaxLat)
+	if cl == lon && ct == lat {
+		return 0
+	}
+	return HaversineKm(lon, lat, cl, ct)
+}
+
+// HaversineKm is the great-circle distance between two points (degrees)
+// on a sphere of the mean Earth radius.
+func HaversineKm(lon1, lat1, lon2, lat2 float64) float64 {
+	const rad = math.Pi / 180
+	dLat := (lat2 - lat1) * rad
+	dLon := (lon2 - lon1) * rad
+	h := math.Sin(dLat/2)*math.Sin(dLat/2) + math.Cos(lat1*rad)*math.Cos(lat2*rad)*math.Sin(dLon/2)*math.Sin(dLon/2)
+	return 2 * EarthRadiusKm * math.Asin(math.Min(1, math.Sqrt(h)))
+}
+
+// featurePoint is the point a feature's distance is measured from: a
+// Point's position, a MultiPoint's first, otherwise the centre of the
+// geometry's bounding box. ok is false for a feature without usable
+// coordinates.
+func featurePoint(ft []byte) (lon, lat float64, ok bool) {
+	geom := gjson.GetBytes(ft, "geometry")
+	coords := geom.Get("coordinates")
+	if !coords.IsArray() {
+		return 0, 0, false
+	}
+	switch geom.Get("type").String() {
+	case "Point":
+		return position(coords)
+	case "MultiPoint":
+		return position(coords.Get("0"))
+	}
+	b := grid.Box{MinLon: math.Inf(1), MinLat: math.Inf(1), MaxLon: math.Inf(-1), MaxLat: math.Inf(-1)}
+	n := 0
+	var walk func(r gjson.Result, depth int)
+	walk = func(r gjson.Result, depth int) {
+		if depth > 6 {
+			return
+		}
+		if x, y, ok := position(r); ok {
+			b.MinLon, b.MaxLon = math.Min(b.MinLon, x), math.Max(b.MaxLon, x)
+			b.MinLat, b.MaxLat = math.Min(b.MinLat, y), math.Max(b.MaxLat, y)
+			n++
+			return
+		}
+		r.ForEach(func(_, v gjson.Result) bool {
+			if v.IsArray() {
+				walk(v, depth+1)
+			}
+			return true
+		})
+	}
+	walk(coords, 0)
+	if n == 0 {
+		return 0, 0, false
+	}
+	return (b.MinLon + b.MaxLon) / 2, (b.MinLat + b.MaxLat) / 2, true
+}
+
+// position reads [lon, lat, ...] in world range.
+func position(r gjson.Result) (lon, lat float64, ok bool) {
+	x, y := r.Get("0"), r.Get("1")
+	if !r.IsArray() || x.Type != gjson.Number || y.Type != gjson.Number {
+		return 0, 0, false
+	}
+	lon, lat = x.Num, y.Num
+	if math.IsNaN(lon) || math.IsNaN(lat) || lon < -180 || lon > 180 || lat < -90 || lat > 90 {
+		return 0, 0, false
+	}
+	return lon, lat, true
+}
+
+// nameKeys are the properties read as a feature's name, in order.
+var nameKeys = []string{"name", "Name", "NAME", "facility_name", "title", "label"}
+
+// maxProperties bounds the properties kept of one feature.
+const maxProperties = 20
+
+// featureProperties reads a feature's name and its properties (strings,
+// numbers and booleans as text; others left out), in the feature's order.
+func featureProperties(ft []byte) (string, []insight.Property) {
+	props := gjson.GetBytes(ft, "properties")
+	name := ""
+	for _, k := range nameKeys {
+		if v := props.Get(gjson.Escape(k)); v.Type == gjson.String && v.Str != "" {
+			name = v.Str
+			break
+		}
+	}
+	var out []insight.Property
+	props.ForEach(func(k, v gjson.Result) bool {
+		if len(out) == maxProperties {
+			return false
+		}
+		switch v.Type {
+		case gjson.String:
+			out = append(out, insight.Property{Key: k.Str, Value: insight.Value{Str: v.Str}})
+		case gjson.Number:
+			out = append(out, insight.Property{Key: k.Str, Value: insight.Value{Num: v.Num, IsNum: true}})
+		case gjson.True, gjson.False:
+			out = append(out, insight.Property{Key: k.Str, Value: insight.Value{Str: v.Raw}})
+		}
+		return true
+	})
+	return name, out
 }

@@ -34,6 +34,7 @@ type serveOptions struct {
 
 	OllamaHost    string
 	Model         string
+	EmbedModel    string
 	AnswerCredits int64
 }
 
@@ -44,6 +45,8 @@ func (o *serveOptions) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.OllamaHost, "ollama-host", envOr(envOllamaHost, "127.0.0.1:11434"),
 		"Ollama server that words answers (env "+envOllamaHost+"); the only network peer the binary calls")
 	cmd.Flags().StringVar(&o.Model, "model", envOr(envModel, "llama3.2:3b"), "Ollama model that words answers (env "+envModel+"); empty: no wording")
+	cmd.Flags().StringVar(&o.EmbedModel, "embed-model", os.Getenv(envEmbedModel),
+		"Ollama embedding model for hybrid retrieval of measures, e.g. nomic-embed-text (env "+envEmbedModel+"); empty: lexical retrieval only")
 	cmd.Flags().Int64Var(&o.AnswerCredits, "answer-credits", 1, "credits a worded answer beyond the plan's allowance costs")
 	o.Limits = limiter.DefaultConfig()
 	for _, b := range []struct {
@@ -268,6 +271,9 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	if narrator != nil {
 		cfg.Narrator = narrator
 	}
+	if embedder := connectEmbedder(ctx, o, log); embedder != nil {
+		cfg.Embedder = embedder
+	}
 	h := handlers.New(cfg)
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
@@ -318,5 +324,30 @@ func connectModel(ctx context.Context, o serveOptions, log *slog.Logger) *narrat
 		return nil
 	}
 	log.Info("model ready: answers are worded and every number checked", "model", o.Model, "host", client.Host())
+	return client
+}
+
+// envEmbedModel names the default of --embed-model.
+const envEmbedModel = "FRAMEINDEX_EMBED_MODEL"
+
+// connectEmbedder returns the client of the embedding model of hybrid
+// retrieval, or nil (lexical retrieval) when none is configured or it
+// cannot be reached with the model present; either way the log says so.
+func connectEmbedder(ctx context.Context, o serveOptions, log *slog.Logger) *narrate.Client {
+	if o.EmbedModel == "" {
+		log.Info("no embedding model configured: measures are matched lexically")
+		return nil
+	}
+	client, err := narrate.NewClient(o.OllamaHost, o.EmbedModel, nil)
+	if err == nil {
+		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		err = client.Check(cctx)
+		cancel()
+	}
+	if err != nil {
+		log.Warn("no embedding model: measures are matched lexically", "error", err.Error())
+		return nil
+	}
+	log.Info("embedding model ready: measures are matched by meaning and wording (hybrid retrieval)", "model", o.EmbedModel, "host", client.Host())
 	return client
 }

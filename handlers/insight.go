@@ -2,19 +2,24 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"mime"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 	"unicode/utf8"
 
 	"frameindex/access"
+	"frameindex/bolt"
 	"frameindex/insight"
 )
 
@@ -44,7 +49,11 @@ var errEngineAnswer = errors.New("handlers: the insight engine's answer could no
 // insightRaw.params). The frames are looked up in the grid; the known ones
 // are read in one ReadFrames call without features (the engine needs the
 // attributes and feature counts only), through the same checks as the data
-// call (package access). The engine answers; the per-query datasets its
+// call (package access). With an Embedder, the question's content words
+// and the measures are embedded for hybrid retrieval (see embed). A
+// frames_nearest question then searches the features dataset it names on
+// rings of frames around the selection (access.Answer.Nearest; names and
+// properties only for a key with feature.read). The engine answers; the per-query datasets its
 // figures used (Insight.Used) that recorded something on the frames are
 // charged in one Charge call, as on the data call. Those the credits do not
 // cover are removed from the inputs (from the datasets and from every
@@ -79,6 +88,20 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	s.embed(r, w, ans, &req)
+	// A nearest question searches rings of frames around the selection
+	// first; the engine is handed what was found.
+	if plan := insight.PlanOf(req); plan.Intent == insight.IntentNearest {
+		ix := s.frames()
+		if ix == nil {
+			s.writeError(w, r, errNoGrid)
+			return
+		}
+		if req.Nearest, err = ans.Nearest(s.data, ix, plan.Dataset, plan.Count, key.Has(bolt.CapFeatureRead)); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 	}
 	// Charge what the figures used; recompute without what was left out.
 	res, err := ans.Ask(r.Context(), s.data, key, requestIDOf(w), s.now(), req, s.answer)
@@ -446,4 +469,166 @@ func encodeInsight(res insight.Insight, ans *access.Answer, wd wording) ([]byte,
 	b.Truncate(b.Len() - 1) // Encode's newline
 	b.WriteString(dataSuffix)
 	return b.Bytes(), nil
+}
+
+// Embedder embeds texts; *narrate.Client implements it. Embed returns one
+// vector per text, in order, and must be safe for concurrent use.
+type Embedder interface {
+	Model() string
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// embedTimeout bounds one embedding call; the request's budget, less
+// wordingMargin, may cut it shorter. A call that fails leaves the question
+// to lexical retrieval.
+const embedTimeout = 5 * time.Second
+
+// Bounds of the embedding cache: question texts kept (the cache is emptied
+// when full), and measures kept per dataset version.
+const (
+	maxCachedTexts = 4096
+)
+
+// embedCache holds embeddings: the measures' by dataset version (computed
+// once per version, dropped when a new version is seen), and recent
+// question texts'. Safe for concurrent use.
+type embedCache struct {
+	mu       sync.Mutex
+	model    string
+	datasets map[string]*versionVectors // by dataset id
+	texts    map[string][]float32
+}
+
+// versionVectors are one dataset version's measure vectors, by
+// MeasureText (which names the attribute).
+type versionVectors struct {
+	version int
+	vectors map[string][]float32
+}
+
+func newEmbedCache() *embedCache {
+	return &embedCache{datasets: map[string]*versionVectors{}, texts: map[string][]float32{}}
+}
+
+// lookup fills emb with what the cache holds for the measures and texts,
+// and returns what it lacks. Vectors of another model are dropped first.
+func (c *embedCache) lookup(model string, measures []measureText, texts []string, emb *insight.Embeddings) (missM []measureText, missT []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.model != model {
+		c.model, c.datasets, c.texts = model, map[string]*versionVectors{}, map[string][]float32{}
+	}
+	for _, m := range measures {
+		vv := c.datasets[m.dataset]
+		if vv == nil || vv.version != m.version {
+			vv = &versionVectors{version: m.version, vectors: map[string][]float32{}}
+			c.datasets[m.dataset] = vv
+		}
+		if v, ok := vv.vectors[m.text]; ok {
+			emb.Measures[m.id] = v
+		} else {
+			missM = append(missM, m)
+		}
+	}
+	for _, t := range texts {
+		if v, ok := c.texts[t]; ok {
+			emb.Texts[t] = v
+		} else {
+			missT = append(missT, t)
+		}
+	}
+	return missM, missT
+}
+
+// store keeps new vectors.
+func (c *embedCache) store(model string, measures []measureText, mv [][]float32, texts []string, tv [][]float32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.model != model {
+		return
+	}
+	for i, m := range measures {
+		if vv := c.datasets[m.dataset]; vv != nil && vv.version == m.version {
+			vv.vectors[m.text] = mv[i]
+		}
+	}
+	if len(c.texts)+len(texts) > maxCachedTexts {
+		c.texts = map[string][]float32{}
+	}
+	for i, t := range texts {
+		c.texts[t] = tv[i]
+	}
+}
+
+// measureText is one readable attribute's MeasureText and where it comes
+// from.
+type measureText struct {
+	dataset string
+	version int
+	id      string // "dataset.attribute"
+	text    string
+}
+
+// embed adds hybrid retrieval's vectors to req when the server has an
+// Embedder: the MeasureText of every readable attribute (from the cache,
+// computed once per dataset version) and the question's EmbedTexts, the
+// missing ones in one Embed call within embedTimeout. A failed call is
+// logged and leaves req to lexical retrieval; the question's words are
+// never logged.
+func (s *Server) embed(r *http.Request, w http.ResponseWriter, ans *access.Answer, req *insight.Request) {
+	if s.embedder == nil {
+		return
+	}
+	var measures []measureText
+	for i, d := range req.Datasets {
+		version := ans.Access[i].Dataset.Version
+		for _, at := range d.Attributes {
+			if at.Name == "" {
+				continue
+			}
+			measures = append(measures, measureText{dataset: d.ID, version: version, id: d.ID + "." + at.Name,
+				text: insight.MeasureText(d, at)})
+		}
+	}
+	if len(measures) == 0 {
+		return
+	}
+	texts := insight.EmbedTexts(*req)
+	emb := &insight.Embeddings{Texts: map[string][]float32{}, Measures: map[string][]float32{}}
+	model := s.embedder.Model()
+	missM, missT := s.embeddings.lookup(model, measures, texts, emb)
+	if len(missM)+len(missT) > 0 {
+		ctx := r.Context()
+		limit := embedTimeout
+		if dl, ok := ctx.Deadline(); ok {
+			limit = min(limit, time.Until(dl)-wordingMargin)
+		}
+		if limit <= 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(ctx, limit)
+		defer cancel()
+		in := make([]string, 0, len(missM)+len(missT))
+		for _, m := range missM {
+			in = append(in, m.text)
+		}
+		in = append(in, missT...)
+		vecs, err := s.embedder.Embed(ctx, in)
+		if err == nil && len(vecs) != len(in) {
+			err = errors.New("the embedder returned " + strconv.Itoa(len(vecs)) + " vectors for " + strconv.Itoa(len(in)) + " texts")
+		}
+		if err != nil {
+			s.logger.LogAttrs(r.Context(), slog.LevelWarn, "embedding failed: measures matched lexically",
+				slog.String("id", requestIDOf(w)), slog.String("error", err.Error()))
+			return
+		}
+		s.embeddings.store(model, missM, vecs[:len(missM)], missT, vecs[len(missM):])
+		for i, m := range missM {
+			emb.Measures[m.id] = vecs[i]
+		}
+		for i, t := range missT {
+			emb.Texts[t] = vecs[len(missM)+i]
+		}
+	}
+	req.Embeddings = emb
 }

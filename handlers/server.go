@@ -60,6 +60,10 @@ type Config struct {
 	// that wording naming a place outside the figures is discarded; nil or
 	// an empty list skips that check.
 	Places func() []string
+	// Embedder embeds texts for hybrid retrieval of measures (an embedding
+	// model such as nomic-embed-text); nil means lexical retrieval only.
+	// *narrate.Client implements it.
+	Embedder Embedder
 	// OGC serves the OGC API under /ogc (see OGC); nil serves none.
 	OGC OGC
 }
@@ -83,6 +87,8 @@ type Server struct {
 	allowance     Allowance
 	answerCredits int64
 	places        func() []string
+	embedder      Embedder
+	embeddings    *embedCache
 	ogc           OGC
 
 	// answer computes a question's answer: insight.Answer, replaced in
@@ -119,6 +125,8 @@ func New(cfg Config) *Server {
 		allowance:     cfg.Allowance,
 		answerCredits: cfg.AnswerCredits,
 		places:        cfg.Places,
+		embedder:      cfg.Embedder,
+		embeddings:    newEmbedCache(),
 		ogc:           cfg.OGC,
 	}
 	if s.places == nil {

@@ -140,9 +140,11 @@ func promptOf(res insight.Insight, p insightParams, report bool) narrate.Prompt 
 }
 
 // figuresOf collects what the wording may state: every number of the
-// headline, detail, facets and table, and the place names among the facets
-// of the administrative levels; known is every place name the service
-// knows, against which invented ones are spotted.
+// headline, detail, facets and table (cells of a column whose header names
+// a unit of length or area, "Area (km²)", carry that unit), and the place
+// names among the facets of the administrative levels or anywhere else in
+// the answer; known is every place name the service knows, against which
+// invented ones are spotted.
 func figuresOf(res insight.Insight, known []string) narrate.Figures {
 	texts := []string{res.Headline, res.Detail}
 	var places []string
@@ -155,15 +157,41 @@ func figuresOf(res insight.Insight, known []string) narrate.Figures {
 	}
 	if res.Table != nil {
 		texts = append(texts, res.Table.Columns...)
+		units := make([]string, len(res.Table.Columns))
+		for i, c := range res.Table.Columns {
+			units[i] = columnUnit(c)
+		}
 		for _, row := range res.Table.Rows {
-			texts = append(texts, row...)
+			for i, cell := range row {
+				if i < len(units) && units[i] != "" {
+					cell += " " + units[i] // "0.85 km²": the verifier sees the unit
+				}
+				texts = append(texts, cell)
+			}
 		}
 	}
 	for _, src := range res.Sources {
 		texts = append(texts, src.LayerName, src.Label)
 	}
 	texts = append(texts, res.FrameIDs...)
+	// Any known place the answer itself names (a category value in a
+	// headline or table: "frames with state Kano") may be named too.
+	places = append(places, narrate.PlacesIn(texts, known)...)
 	return narrate.FiguresFrom(texts, places, known)
+}
+
+// columnUnit is the unit of length or area a table column's header gives
+// its cells ("Area (km²)", "Distance (km)"), "" when none.
+func columnUnit(header string) string {
+	i := strings.LastIndex(header, "(")
+	if i < 0 || !strings.HasSuffix(header, ")") {
+		return ""
+	}
+	u := header[i+1 : len(header)-1]
+	if narrate.UnitAfter(u, 0) == "" {
+		return ""
+	}
+	return u
 }
 
 // placeNames reads the names of a summarised facet value: "Kano, Jigawa

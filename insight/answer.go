@@ -20,7 +20,7 @@ type answerer struct {
 
 // answer is Answer.
 func answer(req Request) Insight {
-	m := newMatcher(req.Datasets)
+	m := requestMatcher(req)
 	a := &answerer{m: m, p: m.parse(req.Question), req: req, used: map[int]bool{}}
 	seen := map[string]bool{}
 	for i := range req.Frames {
@@ -53,9 +53,7 @@ func answer(req Request) Insight {
 	case len(a.known) == 0:
 		a.nothingFound()
 	default:
-		if plan.Confidence == ConfidencePartial {
-			a.ins.Retrieval = RetrievalLexical
-		}
+		a.ins.Retrieval = a.retrieval()
 		a.explainMatches()
 		switch plan.Intent {
 		case IntentFrames:
@@ -63,11 +61,27 @@ func answer(req Request) Insight {
 		case IntentAttribute:
 			a.attribute(a.compute(a.p.used[0].ref))
 		case IntentRank:
-			a.rank(a.compute(a.p.used[0].ref))
+			if a.p.metric.kind != metricPlain {
+				a.rankMetric()
+			} else {
+				a.rank(a.compute(a.p.used[0].ref))
+			}
 		case IntentCompare:
 			a.compare(a.compute(a.p.used[0].ref), a.compute(a.p.used[1].ref))
+		case IntentDensity:
+			a.density()
+		case IntentRatio:
+			a.ratio()
+		case IntentThreshold:
+			a.threshold()
+		case IntentShare:
+			a.share()
+		case IntentNearest:
+			a.nearest()
 		}
-		a.ins.FollowUps = a.followUps()
+		if a.ins.Confidence != ConfidenceUnknown {
+			a.ins.FollowUps = a.followUps()
+		}
 	}
 	if len(a.missing) > 0 {
 		a.details = append(a.details, a.notFound())
@@ -78,6 +92,25 @@ func answer(req Request) Insight {
 	}
 	sort.Strings(a.ins.Used)
 	return a.ins
+}
+
+// retrieval says how the measures were found: "none" when every one was
+// named, else "lexical", or "hybrid" when embeddings took part.
+func (a *answerer) retrieval() string {
+	loose := false
+	for _, c := range a.p.used {
+		loose = loose || !c.exact
+	}
+	if a.p.plan.Intent == IntentNearest {
+		loose = a.p.nearLoose
+	}
+	switch {
+	case !loose:
+		return RetrievalNone
+	case a.p.hybrid:
+		return RetrievalHybrid
+	}
+	return RetrievalLexical
 }
 
 // dropValueWords keeps out of the detail's "no readable dataset records"
@@ -197,6 +230,12 @@ func (a *answerer) explainMatches() {
 	var left []string
 	for _, c := range a.p.ignored {
 		left = append(left, labelOf(a.m.attr(c.ref)))
+	}
+	a.details = append(a.details, a.p.notes...)
+	switch a.p.plan.Intent {
+	case IntentAttribute, IntentRank, IntentCompare:
+	default:
+		left = nil // the notes say it
 	}
 	if len(left) > 0 {
 		what := "Only two measures are compared at a time"

@@ -294,8 +294,8 @@ func TestAnswer_Unsupported(t *testing.T) {
 	if len(got.FollowUps) < 2 {
 		t.Errorf("followUps %v", got.FollowUps)
 	}
-	dens := askDemo("what is the population density", demoFrames())
-	if dens.Detail != `No readable dataset records "population density".` {
+	dens := askDemo("what is the population growth", demoFrames())
+	if dens.Detail != `No readable dataset records "population growth".` {
 		t.Errorf("detail %q", dens.Detail)
 	}
 }
@@ -589,7 +589,7 @@ func TestAnswer_FollowUps(t *testing.T) {
 
 // TestAnswer_Invariants: every corpus answer is well formed.
 func TestAnswer_Invariants(t *testing.T) {
-	intents := set(IntentFrames, IntentAttribute, IntentRank, IntentCompare, IntentUnsupported)
+	intents := set(Intents...)
 	confs := set(ConfidenceExact, ConfidencePartial, ConfidenceUnknown)
 	for _, tc := range corpus {
 		got := Answer(Request{Question: tc.q, Datasets: demoDatasets(), Frames: append(demoFrames(), Frame{ID: "42"})})

@@ -54,6 +54,6 @@ func ExampleParse() {
 	fmt.Printf("%+v\n", insight.Parse("top 5 frames by buidlings", datasets))
 	fmt.Printf("%+v\n", insight.Parse("what is the GDP", datasets))
 	// Output:
-	// {Intent:frames_rank Measures:[buildings.building_count] Confidence:partial Register:plain Order:highest}
-	// {Intent:unsupported Measures:[] Confidence:unknown Register:plain Order:}
+	// {Intent:frames_rank Measures:[buildings.building_count] Confidence:partial Register:plain Order:highest Per: Scale:0 Condition:<nil> Base: Dataset: Count:0}
+	// {Intent:unsupported Measures:[] Confidence:unknown Register:plain Order: Per: Scale:0 Condition:<nil> Base: Dataset: Count:0}
 }

@@ -1,6 +1,9 @@
 package insight
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // maxFollowUps is how many follow-up questions an answer suggests (the
 // issue asks for two to four).
@@ -8,10 +11,15 @@ const maxFollowUps = 3
 
 // ask is a follow-up question and the plan it must parse to.
 type ask struct {
-	q      string
-	intent string
-	refs   []attrRef
-	order  string
+	q       string
+	intent  string
+	refs    []attrRef
+	order   string
+	per     string  // a density's unit
+	scale   float64 // a ratio's scale
+	op      string  // a condition's operator
+	base    string  // a share's base
+	dataset string  // a nearest search's dataset
 }
 
 // overviewAsk asks for the profile.
@@ -107,6 +115,41 @@ func (a *answerer) followUps() []string {
 				cands = append(cands, a.rankAsk(c.ref, true))
 			}
 		}
+	case IntentDensity:
+		x := a.p.used[0].ref
+		cands = append(cands, a.densityRankAsk(x), a.valueAsk(x))
+		cands = append(cands, a.thresholdAsk(x)...)
+	case IntentRatio:
+		x, y := a.p.used[0].ref, a.p.used[1].ref
+		cands = append(cands, a.ratioRankAsk(x, y), a.valueAsk(x), a.valueAsk(y))
+	case IntentThreshold, IntentShare:
+		x := a.p.used[0].ref
+		if a.p.cond != nil {
+			x = a.p.cond.m.ref
+		}
+		if isNum(x) {
+			cands = append(cands, a.rankAsk(x, true), a.valueAsk(x))
+			cands = append(cands, a.gapAsk(x)...)
+			if a.m.isSum(x) {
+				cands = append(cands, a.densityAsk(x))
+			}
+		} else {
+			cands = append(cands, a.valueAsk(x))
+		}
+		if a.p.cond != nil && a.p.cond.op == OpNone && a.m.ds[x.d].Features > 0 {
+			cands = append([]ask{a.nearestAsk(x.d)}, cands...)
+		}
+		cands = append(cands, a.shareAsk()...)
+	case IntentNearest:
+		d := a.p.near
+		for ai := range a.m.ds[d].Attributes {
+			r := attrRef{d, ai}
+			if a.m.ds[d].Attributes[ai].Name != "" && isNum(r) {
+				cands = append(cands, a.valueAsk(r), a.rankAsk(r, true))
+				break
+			}
+		}
+		cands = append(cands, overviewAsk)
 	case IntentUnsupported:
 		cands = append(cands, overviewAsk)
 		if len(num) > 0 {
@@ -142,7 +185,11 @@ func (a *answerer) answers(c ask, out []string) bool {
 		}
 	}
 	got := a.m.parse(c.q).plan
-	if got.Intent != c.intent || got.Order != c.order || len(got.Measures) != len(c.refs) {
+	if got.Intent != c.intent || got.Order != c.order || len(got.Measures) != len(c.refs) || got.Confidence != ConfidenceExact ||
+		got.Per != c.per || got.Scale != c.scale || got.Base != c.base || got.Dataset != c.dataset {
+		return false
+	}
+	if (got.Condition == nil) != (c.op == "") || (got.Condition != nil && got.Condition.Op != c.op) {
 		return false
 	}
 	for i, r := range c.refs {
@@ -151,7 +198,8 @@ func (a *answerer) answers(c ask, out []string) bool {
 		}
 	}
 	cur := a.p.plan
-	same := cur.Intent == got.Intent && cur.Order == got.Order && strings.Join(cur.Measures, ",") == strings.Join(got.Measures, ",")
+	same := cur.Intent == got.Intent && cur.Order == got.Order && strings.Join(cur.Measures, ",") == strings.Join(got.Measures, ",") &&
+		cur.Per == got.Per && cur.Scale == got.Scale && (cur.Condition == nil) == (got.Condition == nil) && cur.Dataset == got.Dataset
 	return !same
 }
 
@@ -182,4 +230,112 @@ func (a *answerer) measures() []attrRef {
 		}
 	}
 	return out
+}
+
+// densityAsk asks for a summed measure's density.
+func (a *answerer) densityAsk(r attrRef) ask {
+	at := a.m.attr(r)
+	l := lowerLabel(labelOf(at))
+	q := "What is the " + l + " density of these frames?"
+	if isCountLabel(labelOf(at)) {
+		q = "What is the density of " + l + " in these frames?"
+	}
+	return ask{q: q, intent: IntentDensity, refs: []attrRef{r}, per: PerKm2}
+}
+
+// densityRankAsk asks which frame is densest in a summed measure.
+func (a *answerer) densityRankAsk(r attrRef) ask {
+	at := a.m.attr(r)
+	l := lowerLabel(labelOf(at))
+	q := "Which frame has the highest " + l + " density?"
+	if isCountLabel(labelOf(at)) {
+		q = "Which frame has the highest density of " + l + "?"
+	}
+	return ask{q: q, intent: IntentRank, refs: []attrRef{r}, order: OrderHighest, per: PerKm2}
+}
+
+// ratioRankAsk asks which frame has the highest ratio of x to y.
+func (a *answerer) ratioRankAsk(x, y attrRef) ask {
+	q := "Which frame has the highest " + lowerLabel(labelOf(a.m.attr(x))) + " per " + perWhat(a.m.attr(y), 1) + "?"
+	return ask{q: q, intent: IntentRank, refs: []attrRef{x, y}, order: OrderHighest, scale: 1}
+}
+
+// thresholdAsk asks how many frames have at least about the mean per
+// frame of a summed measure (two significant digits), when it is known.
+func (a *answerer) thresholdAsk(r attrRef) []ask {
+	at := a.m.attr(r)
+	sum, n := 0.0, 0
+	for _, f := range a.known {
+		if v, ok := f.Data[a.m.ds[r.d].ID].Attrs[at.Name]; ok {
+			if x, ok := valueNumber(v); ok {
+				sum += x
+				n++
+			}
+		}
+	}
+	if n == 0 || !(sum > 0) {
+		return nil
+	}
+	v := roundSignificant(sum/float64(n), 2)
+	if v <= 0 {
+		return nil
+	}
+	noun := countNoun(at, v)
+	if isCountLabel(labelOf(at)) {
+		noun = lowerLabel(labelOf(at))
+	}
+	return []ask{{q: "How many frames have at least " + FormatNumber(v) + " " + noun + "?", intent: IntentThreshold,
+		refs: []attrRef{r}, op: OpGE}}
+}
+
+// gapAsk asks which frames record none of a count ("Which frames have no
+// health facility?").
+func (a *answerer) gapAsk(r attrRef) []ask {
+	at := a.m.attr(r)
+	if !isCountLabel(labelOf(at)) || !a.m.isSum(r) {
+		return nil
+	}
+	return []ask{{q: "Which frames have no " + singularPhrase(lowerLabel(labelOf(at))) + "?", intent: IntentThreshold,
+		refs: []attrRef{r}, op: OpNone}}
+}
+
+// shareAsk asks for the share of frames with the most common value of the
+// settlement class (or of another category the frames record).
+func (a *answerer) shareAsk() []ask {
+	r, ok := a.m.byConcept[cSettlement]
+	if !ok || kindOf(a.m.attr(r)) != kindMode {
+		return nil
+	}
+	counts := map[string]int{}
+	best := ""
+	for _, f := range a.known {
+		if v, ok := f.Data[a.m.ds[r.d].ID].Attrs[a.m.attr(r).Name]; ok {
+			s := valueText(v)
+			if s == "" || strings.ContainsAny(s, "?!.") {
+				continue
+			}
+			counts[s]++
+			if best == "" || counts[s] > counts[best] {
+				best = s
+			}
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	return []ask{{q: "What share of frames are " + best + "?", intent: IntentShare, refs: []attrRef{r}, op: OpIs, base: BaseFrames}}
+}
+
+// roundSignificant rounds v to d significant digits.
+func roundSignificant(v float64, d int) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	p := math.Pow(10, float64(d)-math.Ceil(math.Log10(math.Abs(v))))
+	return math.Round(v*p) / p
+}
+
+// nearestAsk asks for the nearest feature of a dataset of features.
+func (a *answerer) nearestAsk(d int) ask {
+	return ask{q: "Where is the nearest " + featureNoun(&a.m.ds[d]) + "?", intent: IntentNearest, dataset: a.m.ds[d].ID}
 }

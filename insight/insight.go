@@ -13,11 +13,12 @@ type Attribute struct {
 
 // Dataset is a dataset the asking key may read.
 type Dataset struct {
-	ID         string
-	Name       string
-	Attributes []Attribute
-	Frames     int // frames the dataset records something on, nationally ("In dataset")
-	Features   int // features it holds in all ("In dataset" for feature datasets)
+	ID          string
+	Name        string
+	Description string // what the dataset holds, for hybrid retrieval (MeasureText)
+	Attributes  []Attribute
+	Frames      int // frames the dataset records something on, nationally ("In dataset")
+	Features    int // features it holds in all ("In dataset" for feature datasets)
 }
 
 // Value is one stored attribute value: a number or a string.
@@ -40,6 +41,10 @@ type Frame struct {
 	ID    string
 	Known bool
 	Data  map[string]DatasetFrame
+	// AreaKm2 is the frame's surface area in square kilometres, for
+	// densities; 0 means unknown (a density then says it cannot be
+	// computed).
+	AreaKm2 float64
 }
 
 // Request is everything the engine needs: the question as asked, the
@@ -51,6 +56,61 @@ type Request struct {
 	Register string // "", "plain" or "gis"
 	Datasets []Dataset
 	Frames   []Frame
+
+	// AreaBasis says how Frame.AreaKm2 was measured ("WGS84 ellipsoid"),
+	// for the label of a density's area facet; "" leaves it unsaid.
+	AreaBasis string
+	// Nearest is what a search around the frames found for a
+	// frames_nearest question (see PlanOf and Nearest); nil when no search
+	// was made.
+	Nearest *Nearest
+	// Embeddings holds vectors for hybrid retrieval (see EmbedTexts and
+	// MeasureText); nil means lexical retrieval alone.
+	Embeddings *Embeddings
+}
+
+// Embeddings are the vectors of hybrid retrieval, from one embedding
+// model: Texts maps each text EmbedTexts named for the question to its
+// vector, Measures maps "datasetID.attribute" to the vector of the
+// attribute's MeasureText. Missing entries are allowed (that text or
+// measure is then matched lexically only); vectors of different lengths
+// never match.
+type Embeddings struct {
+	Texts    map[string][]float32
+	Measures map[string][]float32
+}
+
+// Nearest is what a search around the selected frames found in one
+// dataset of features: the features nearest the selection, nearest
+// first, and how far the search went.
+type Nearest struct {
+	Dataset  string
+	LimitKm  float64 // the farthest the search looks (50 km)
+	Searched float64 // km: every feature within this distance of the selection was read
+	Features []NearFeature
+	// Hidden is true when the asking key may not see features (no
+	// feature.read): names, positions and properties are then withheld.
+	Hidden bool
+	// Unread counts features the search could not read (a frame holding
+	// more than the read cap); the answer says so.
+	Unread int
+}
+
+// NearFeature is one feature a nearest search found.
+type NearFeature struct {
+	Frame      string  // the frame holding it
+	From       string  // the selected frame nearest to it
+	DistanceKm float64 // great-circle distance from that frame (0: inside it)
+	Lon, Lat   float64 // the point measured from
+	Name       string  // its name property, "" when it has none
+	Properties []Property
+}
+
+// Property is one property of a feature, in the order the feature gives
+// them.
+type Property struct {
+	Key   string
+	Value Value
 }
 
 // Facet is one computed figure, formatted for display.
@@ -97,12 +157,49 @@ type Insight struct {
 
 // Plan is what a question asks, decided before any data is read.
 type Plan struct {
-	Intent     string   // frames | frames_attribute | frames_rank | frames_compare | unsupported
+	Intent     string   // one of the Intent constants
 	Measures   []string // "datasetID.attribute" of the measures matched, in question order
 	Confidence string   // exact | partial | unknown
 	Register   string   // plain | gis (inferred from the wording when not given)
 	Order      string   // frames_rank: "highest" or "lowest"
+
+	// Per is the area unit of a density (frames_density, or a ranking or
+	// threshold of one): PerKm2 or PerHectare.
+	Per string
+	// Scale is set for a ratio (frames_ratio, or a ranking of one):
+	// Measures[0] per Scale of Measures[1] (1, 1,000, 100,000 ...).
+	Scale float64
+	// Condition selects frames (frames_threshold, frames_share).
+	Condition *Condition
+	// Base is what a frames_share divides: "frames", or the
+	// "datasetID.attribute" of a summed measure.
+	Base string
+	// Dataset and Count are the features dataset a frames_nearest
+	// question searches and how many nearest features it asks for.
+	Dataset string
+	Count   int
 }
+
+// Condition selects frames by a measure: Op compares the measure (or its
+// density or ratio, as Per and Scale say) with Value (and Value2 for
+// OpBetween), or, for a category, with Category.
+type Condition struct {
+	Measure  string  // "datasetID.attribute"
+	Per      string  // "" (the measure itself), PerKm2, PerHectare, or a ratio's denominator "datasetID.attribute"
+	Scale    float64 // a ratio: per Scale of Per
+	Op       string  // one of the Op constants
+	Value    float64
+	Value2   float64
+	Category string // OpIs, OpIsNot: the value as asked, lower case
+}
+
+// PlanOf is Parse for a whole request: the category values its frames
+// hold are known (so "Kano" can name a state) and its Embeddings, when
+// given, join the matching. The handler uses it to see whether a
+// frames_nearest search is wanted before answering.
+//
+// PlanOf is safe for concurrent use and keeps nothing of req.
+func PlanOf(req Request) Plan { return requestMatcher(req).parse(req.Question).plan }
 
 // Parse decides what q asks of datasets: the intent, the measures and how
 // they were matched. It never fails; a question it cannot place is intent

@@ -2,16 +2,24 @@ package insight
 
 import (
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
-// Intents, confidences, orders and retrievals as the contract (§4) and the
-// spec's Insight spell them.
+// Intents, confidences, orders, retrievals, area units, condition
+// operators and share bases as the contract (§4) and the spec's Insight
+// spell them.
 const (
 	IntentFrames      = "frames"
 	IntentAttribute   = "frames_attribute"
 	IntentRank        = "frames_rank"
 	IntentCompare     = "frames_compare"
+	IntentDensity     = "frames_density"
+	IntentRatio       = "frames_ratio"
+	IntentThreshold   = "frames_threshold"
+	IntentShare       = "frames_share"
+	IntentNearest     = "frames_nearest"
 	IntentUnsupported = "unsupported"
 
 	ConfidenceExact   = "exact"
@@ -26,10 +34,35 @@ const (
 
 	RetrievalNone    = "none"
 	RetrievalLexical = "lexical"
+	RetrievalHybrid  = "hybrid"
+
+	PerKm2     = "km2" // square kilometres (the plain register's density)
+	PerHectare = "ha"  // hectares (the GIS register's density)
+
+	OpGT      = ">"
+	OpGE      = ">="
+	OpLT      = "<"
+	OpLE      = "<="
+	OpEq      = "="
+	OpBetween = "between" // Value <= x <= Value2
+	OpNone    = "none"    // no record, or 0
+	OpSome    = "some"    // a record above 0
+	OpIs      = "is"      // a category's value is Category
+	OpIsNot   = "is not"
+
+	BaseFrames = "frames"
 )
+
+// Intents lists every intent an answer may carry, in the order the
+// contract documents them.
+var Intents = []string{IntentFrames, IntentAttribute, IntentRank, IntentCompare, IntentDensity, IntentRatio,
+	IntentThreshold, IntentShare, IntentNearest, IntentUnsupported}
 
 // defaultTop is how many frames a ranking lists unless the question says.
 const defaultTop = 3
+
+// maxNearest is the most nearest features a question may ask for.
+const maxNearest = 10
 
 // attrRef points at datasets[d].Attributes[a].
 type attrRef struct{ d, a int }
@@ -49,6 +82,21 @@ type term struct {
 	prio  int
 }
 
+// featTerm is the name of a dataset holding features: what a nearest
+// search may look for.
+type featTerm struct {
+	words []string
+	d     int
+}
+
+// valueTerm is a category value the frames hold ("Kano" of state).
+type valueTerm struct {
+	first string   // the first of words, always set
+	words []string // split when first matches a question's word
+	ref   attrRef
+	value string
+}
+
 // fuzzyTarget is a word a misspelling may be read as: an attribute's
 // (ref) or an intent word (intent != "").
 type fuzzyTarget struct {
@@ -60,11 +108,18 @@ type fuzzyTarget struct {
 // matcher holds what questions are matched against, built once per list of
 // readable datasets: Answer reuses it for the question and every follow-up.
 type matcher struct {
-	ds        []Dataset
-	terms     []term
-	byConcept map[string]attrRef // the first attribute carrying each concept
-	conceptOf map[attrRef]string
-	fuzzy     []fuzzyTarget
+	ds         []Dataset
+	terms      []term
+	byConcept  map[string]attrRef   // the first attribute carrying each concept
+	conceptAll map[string][]attrRef // every attribute carrying it with the preferred type
+	conceptOf  map[attrRef]string
+	fuzzy      []fuzzyTarget
+	featTerms  []featTerm
+	values     []valueTerm
+	valueIdx   map[string][]int // values by first word, longest first
+	frames     []Frame          // whose values are learnt when a question needs them
+	valuesRead bool
+	emb        *Embeddings // nil: lexical retrieval only
 }
 
 // Match kinds, for the detail of a partial answer.
@@ -74,6 +129,7 @@ const (
 	viaStem     = "stem"
 	viaSpelling = "spelling"
 	viaDataset  = "dataset"
+	viaMeaning  = "meaning"
 )
 
 // match is a measure found in a question: tokens [start, end) name ref.
@@ -84,7 +140,33 @@ type match struct {
 	prio       int
 	via        string
 	words      string // the question's words, as asked (lower case)
-	modifier   string // "population density": the words no dataset records
+	modifier   string // "population growth": the words no dataset records
+}
+
+// Metric kinds: a measure itself, its density, or its ratio to another.
+const (
+	metricPlain = iota
+	metricDensity
+	metricRatio
+)
+
+// metricSpec is how a measure is derived: its density, or per scale of y.
+type metricSpec struct {
+	kind     int
+	y        match
+	scale    float64
+	inferred bool // y was read from "per capita" wording, not named
+}
+
+// condSpec is a condition on frames as parsed.
+type condSpec struct {
+	m        match
+	metric   metricSpec
+	op       string
+	v1, v2   float64
+	category string // OpIs, OpIsNot: the value's words as asked
+	value    string // the value as the frames record it, when a value term matched
+	words    string // the question's words of the condition, for the detail
 }
 
 // parsed is everything the parser found: the plan and what the answer's
@@ -96,10 +178,23 @@ type parsed struct {
 	modified []match  // dropped: asked about something no dataset records
 	unknown  []string // content words no readable dataset records, unique
 	top      int      // frames a ranking lists
+
+	metric    metricSpec // frames_density, frames_ratio, or a ranking of either
+	cond      *condSpec  // frames_threshold, frames_share
+	base      *match     // frames_share: the summed measure divided (nil: frames)
+	group     *match     // frames_share without a condition: the category it breaks down by
+	near      int        // frames_nearest: the dataset searched, -1 when none
+	nearLoose bool       // frames_nearest: the dataset was matched from wording
+	order     string     // frames_threshold: the order its table is listed in, when a ranking word asks
+	topAsked  bool       // a ranking count was given ("top 5")
+	unit      string     // the area unit the question named, "" when none
+	notes     []string   // what was read loosely or left out: the answer is partial
+	hybrid    bool       // embeddings took part in matching
+	all       []match    // every measure match, before duplicates are merged
 }
 
 func newMatcher(ds []Dataset) *matcher {
-	m := &matcher{ds: ds, byConcept: map[string]attrRef{}, conceptOf: map[attrRef]string{}}
+	m := &matcher{ds: ds, byConcept: map[string]attrRef{}, conceptAll: map[string][]attrRef{}, conceptOf: map[attrRef]string{}}
 	seen := map[string]bool{}
 	addFuzzy := func(w string, t fuzzyTarget) {
 		if len(w) < 5 || !isASCIILetters(w) || seen[w] {
@@ -111,6 +206,11 @@ func newMatcher(ds []Dataset) *matcher {
 	}
 	prefer := map[string]bool{} // concept -> the chosen attribute has the preferred type
 	for di, d := range ds {
+		if d.Features > 0 {
+			if ws := words(d.Name); len(ws) > 0 {
+				m.featTerms = append(m.featTerms, featTerm{words: ws, d: di})
+			}
+		}
 		for ai, a := range d.Attributes {
 			if a.Name == "" {
 				continue
@@ -138,10 +238,15 @@ func newMatcher(ds []Dataset) *matcher {
 			}
 			m.conceptOf[ref] = c
 			good := wantsNumber(c) == isNumeric(a)
-			if old, ok := m.byConcept[c]; !ok || (good && !prefer[c]) {
-				_ = old
+			if _, ok := m.byConcept[c]; !ok || (good && !prefer[c]) {
 				m.byConcept[c] = ref
 				prefer[c] = good
+				if good {
+					m.conceptAll[c] = nil
+				}
+			}
+			if good == prefer[c] {
+				m.conceptAll[c] = append(m.conceptAll[c], ref)
 			}
 		}
 	}
@@ -154,6 +259,96 @@ func newMatcher(ds []Dataset) *matcher {
 		addFuzzy(w, fuzzyTarget{intent: w})
 	}
 	return m
+}
+
+// maxValues bounds the category values a matcher learns from frames.
+const maxValues = 1000
+
+// requestMatcher is the matcher of one request: its datasets, the
+// category values its known frames hold and its embeddings.
+func requestMatcher(req Request) *matcher {
+	m := newMatcher(req.Datasets)
+	m.frames = req.Frames
+	m.emb = req.Embeddings
+	return m
+}
+
+// addValues learns the category values the known frames hold, so that a
+// question may name one ("the share of frames in Kano").
+func (m *matcher) addValues(frames []Frame) {
+	type catAttr struct {
+		ref  attrRef
+		name string
+	}
+	var cats []catAttr
+	for di := range m.ds {
+		for ai := range m.ds[di].Attributes {
+			if at := &m.ds[di].Attributes[ai]; at.Name != "" && kindOf(at) == kindMode {
+				cats = append(cats, catAttr{attrRef{di, ai}, at.Name})
+			}
+		}
+	}
+	if len(cats) == 0 {
+		return
+	}
+	seenRaw := map[valueKey]bool{}
+	seen := map[valueKey]bool{}
+	for fi := range frames {
+		f := &frames[fi]
+		if !f.Known || len(f.Data) == 0 {
+			continue
+		}
+		for _, c := range cats {
+			df, ok := f.Data[m.ds[c.ref.d].ID]
+			if !ok {
+				continue
+			}
+			v, ok := df.Attrs[c.name]
+			if !ok || v.IsNum || len(v.Str) > 100 || seenRaw[valueKey{c.ref, v.Str}] {
+				continue
+			}
+			seenRaw[valueKey{c.ref, v.Str}] = true
+			s := strings.TrimSpace(v.Str)
+			k := valueKey{c.ref, strings.ToLower(s)}
+			if s == "" || seen[k] || len(m.values) >= maxValues {
+				continue
+			}
+			seen[k] = true
+			if first := firstWord(s); first != "" {
+				m.values = append(m.values, valueTerm{first: first, ref: c.ref, value: s})
+			}
+		}
+	}
+	// Longer values first: "peri-urban" before "urban".
+	sort.SliceStable(m.values, func(i, j int) bool { return len(m.values[i].value) > len(m.values[j].value) })
+	m.valueIdx = make(map[string][]int, len(m.values))
+	for i, v := range m.values {
+		m.valueIdx[v.first] = append(m.valueIdx[v.first], i)
+	}
+}
+
+// firstWord is the first of words(s), found without splitting all of s:
+// values are indexed by it and split only when a question's word matches.
+func firstWord(s string) string {
+	end := len(s)
+	for i, r := range s {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '‘' || r == ',' || r == '.') {
+			end = i
+			break
+		}
+	}
+	if ws := words(s[:end]); len(ws) > 0 {
+		return ws[0]
+	}
+	if ws := words(s); len(ws) > 0 {
+		return ws[0]
+	}
+	return ""
+}
+
+type valueKey struct {
+	ref   attrRef
+	value string
 }
 
 // identify returns the concept an attribute carries, from its name, then
@@ -224,12 +419,19 @@ func (m *matcher) measureID(r attrRef) string {
 	return m.ds[r.d].ID + "." + m.attr(r).Name
 }
 
+// isSum reports a numeric measure that is summed.
+func (m *matcher) isSum(r attrRef) bool { return kindOf(m.attr(r)) == kindSum }
+
 func (m *matcher) parse(q string) parsed {
-	toks := tokenize(q)
+	toks := tokenize(normalizeSymbols(q))
 	sing := make([]string, len(toks))
 	for i, t := range toks {
 		sing[i] = t.sing
 	}
+	var p parsed
+	p.near = -1
+	p.hybrid = m.emb != nil && len(m.emb.Measures) > 0
+	qv := m.questionVector(toks)
 
 	// Candidates: named attributes, synonyms, stems.
 	var cands []match
@@ -245,13 +447,13 @@ func (m *matcher) parse(q string) parsed {
 			}
 		}
 		for _, s := range synonyms {
-			ref, ok := m.byConcept[s.concept]
+			ref, ok := m.conceptRef(s.concept, qv)
 			if ok && phraseAt(sing, i, s.words) {
 				cands = append(cands, match{start: i, end: i + len(s.words), ref: ref, prio: prioDatasetName + 1, via: viaSynonym})
 			}
 		}
 		for _, s := range stems {
-			ref, ok := m.byConcept[s.concept]
+			ref, ok := m.conceptRef(s.concept, qv)
 			if ok && strings.HasPrefix(sing[i], s.prefix) {
 				cands = append(cands, match{start: i, end: i + 1, ref: ref, prio: prioDatasetName + 2, via: viaStem})
 				break
@@ -260,6 +462,34 @@ func (m *matcher) parse(q string) parsed {
 	}
 	taken := make([]bool, len(toks))
 	chosen := pick(cands, taken)
+
+	// Category values the frames hold ("Kano", "peri-urban"), among the
+	// words left; read off the frames only when a word is left.
+	var values []valueMatch
+	if !m.valuesRead {
+		for i, t := range toks {
+			if !taken[i] && !known(t) {
+				m.valuesRead = true
+				m.addValues(m.frames)
+				break
+			}
+		}
+	}
+	for i := range toks {
+		for _, vi := range m.valueIdx[sing[i]] {
+			v := &m.values[vi]
+			if v.words == nil {
+				v.words = words(v.value)
+			}
+			if !taken[i] && len(v.words) <= 8 && phraseAt(sing, i, v.words) && free(taken, i, i+len(v.words)) {
+				values = append(values, valueMatch{start: i, end: i + len(v.words), ref: v.ref, value: v.value})
+				for k := i; k < i+len(v.words); k++ {
+					taken[k] = true
+				}
+				break
+			}
+		}
+	}
 
 	// Misspellings of measures and intent words, among the words left.
 	for i, t := range toks {
@@ -281,7 +511,7 @@ func (m *matcher) parse(q string) parsed {
 		}
 		f := m.fuzzy[best]
 		if f.intent != "" {
-			toks[i] = token{raw: f.intent, sing: f.intent}
+			toks[i] = token{raw: f.intent, sing: singular(f.intent)}
 			continue
 		}
 		taken[i] = true
@@ -289,19 +519,21 @@ func (m *matcher) parse(q string) parsed {
 	}
 	sort.SliceStable(chosen, func(a, b int) bool { return chosen[a].start < chosen[b].start })
 	for k := range chosen {
-		var ws []string
-		for _, t := range toks[chosen[k].start:chosen[k].end] {
-			ws = append(ws, t.raw)
-		}
-		chosen[k].words = strings.Join(ws, " ")
+		chosen[k].words = wordsOf(toks, chosen[k].start, chosen[k].end)
+	}
+
+	// Operators: thresholds, gaps, densities, shares, nearest.
+	sc := scanOps(toks, taken)
+	p.unit = sc.unit
+	if sc.nearest {
+		p.near = m.featureName(sing, taken, sc.used)
 	}
 
 	// Words no readable dataset records.
 	unknownAt := make([]bool, len(toks))
-	var p parsed
 	seenUnknown := map[string]bool{}
 	for i, t := range toks {
-		if taken[i] || known(t) {
+		if taken[i] || sc.used[i] || known(t) {
 			continue
 		}
 		unknownAt[i] = true
@@ -311,9 +543,21 @@ func (m *matcher) parse(q string) parsed {
 		}
 	}
 
-	// A measure another unknown word qualifies ("population density",
+	// Hybrid retrieval: words the lexical matcher could not place may name
+	// a measure by meaning.
+	if mt, ok := m.byMeaning(toks, unknownAt, chosen, p.unknown); ok {
+		chosen = append(chosen, mt)
+		sort.SliceStable(chosen, func(a, b int) bool { return chosen[a].start < chosen[b].start })
+		for i := range unknownAt {
+			unknownAt[i] = false
+		}
+		p.unknown = nil
+	}
+
+	// A measure another unknown word qualifies ("population growth",
 	// "GDP per person") is not what was asked.
 	var measures []match
+	p.all = nil
 	for _, c := range chosen {
 		switch {
 		case c.end < len(toks) && unknownAt[c.end]:
@@ -325,6 +569,7 @@ func (m *matcher) parse(q string) parsed {
 			p.modified = append(p.modified, c)
 			continue
 		}
+		p.all = append(p.all, c)
 		dup := false
 		for k := range measures {
 			if measures[k].ref == c.ref {
@@ -344,6 +589,19 @@ func (m *matcher) parse(q string) parsed {
 	order := ""
 	for i, t := range toks {
 		w, s := t.raw, t.sing
+		if gisWords[w] || gisWords[s] {
+			gis = true
+		}
+		if i+1 < len(toks) {
+			for _, ph := range gisPhrases {
+				if s == ph[0] && toks[i+1].sing == ph[1] {
+					gis = true
+				}
+			}
+		}
+		if sc.used[i] && !densityWords[w] {
+			continue // "at least", "more than": not rankings
+		}
 		switch {
 		case overviewWords[w] || overviewWords[s]:
 			overview = true
@@ -362,19 +620,12 @@ func (m *matcher) parse(q string) parsed {
 		if w == "which" || w == "whichever" {
 			which = true
 		}
-		if gisWords[w] || gisWords[s] {
-			gis = true
-		}
-		if i+1 < len(toks) {
-			for _, ph := range gisPhrases {
-				if s == ph[0] && toks[i+1].sing == ph[1] {
-					gis = true
-				}
-			}
-		}
 	}
 	if order == "" && which {
-		for _, t := range toks {
+		for i, t := range toks {
+			if sc.used[i] {
+				continue
+			}
 			switch t.raw {
 			case "more", "greater", "higher", "bigger", "larger":
 				order = OrderHighest
@@ -386,26 +637,145 @@ func (m *matcher) parse(q string) parsed {
 			}
 		}
 	}
+	if sc.density && sc.sparse && order != "" {
+		order = OrderLowest
+	}
 	p.plan.Register = RegisterPlain
 	if gis {
 		p.plan.Register = RegisterGIS
 	}
 	p.top = defaultTop
+	topAt := -1
 	if order != "" {
-		if n, ok := topCount(toks); ok {
-			p.top = n
+		if n, at, ok := topCount(toks, sc.used); ok {
+			p.top, topAt = n, at
+		}
+	}
+	if topAt >= 0 {
+		sc.unread = dropIndex(sc.unread, topAt)
+		p.topAsked = true
+	}
+	p.order = order
+
+	m.decide(toks, &sc, measures, values, &p, order, overview, compare)
+	return p
+}
+
+// valueMatch is a category value named in a question.
+type valueMatch struct {
+	start, end int
+	ref        attrRef
+	value      string
+}
+
+// free reports whether none of taken[i:j] is set.
+func free(taken []bool, i, j int) bool {
+	if j > len(taken) {
+		return false
+	}
+	for k := i; k < j; k++ {
+		if taken[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// wordsOf joins the raw words toks[i:j].
+func wordsOf(toks []token, i, j int) string {
+	ws := make([]string, 0, j-i)
+	for _, t := range toks[i:min(j, len(toks))] {
+		ws = append(ws, t.raw)
+	}
+	return strings.Join(ws, " ")
+}
+
+// dropIndex removes x from xs.
+func dropIndex(xs []int, x int) []int {
+	out := xs[:0:0]
+	for _, v := range xs {
+		if v != x {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// featureName finds the name of a dataset of features among the words no
+// measure or operator took ("the nearest school" for a dataset "Schools"),
+// marking its words taken; -1 when none.
+func (m *matcher) featureName(sing []string, taken, used []bool) int {
+	best, bestLen := -1, 0
+	at := 0
+	for i := range sing {
+		for _, f := range m.featTerms {
+			if len(f.words) > bestLen && phraseAt(sing, i, f.words) && free(taken, i, i+len(f.words)) && free(used, i, i+len(f.words)) {
+				best, bestLen, at = f.d, len(f.words), i
+			}
+		}
+	}
+	for k := at; best >= 0 && k < at+bestLen; k++ {
+		taken[k] = true
+	}
+	return best
+}
+
+// decide settles the plan from the measures and operators found.
+func (m *matcher) decide(toks []token, sc *scan, measures []match, values []valueMatch, p *parsed, order string, overview, compare bool) {
+	// Nearest: a dataset of features, by name or through a measure of it.
+	if sc.nearest {
+		m.decideNearest(sc, measures, p)
+		return
+	}
+	if len(measures) == 0 && sc.density && len(p.unknown) == 0 && len(p.modified) == 0 {
+		// "how dense is it": a density of the population.
+		if r, ok := m.byConcept[cPopulation]; ok && m.isSum(r) {
+			mt := match{start: sc.densityAt, end: sc.densityAt + 1, ref: r, via: viaSynonym,
+				words: toks[sc.densityAt].raw}
+			measures = []match{mt}
+		}
+	}
+	ratios := m.ratioPairs(toks, sc, measures)
+
+	cond := m.bindCondition(toks, sc, measures, values, ratios, p)
+	if cond != nil && (cond.op == OpIs || cond.op == OpIsNot) && compare && len(measures) >= 2 {
+		cond = nil // "compare the urban share and the population": a comparison
+		p.notes = nil
+	}
+	switch {
+	case sc.share && !(compare && len(measures) >= 2) && m.decideShare(toks, sc, measures, values, cond, p):
+		m.finish(toks, sc, p)
+		return
+	case cond != nil:
+		m.decideThreshold(sc, measures, cond, p)
+		m.finish(toks, sc, p)
+		return
+	}
+	if len(measures) == 0 {
+		switch {
+		case len(p.modified) > 0 || (!overview && len(p.unknown) > 0):
+			p.plan.Intent, p.plan.Confidence = IntentUnsupported, ConfidenceUnknown
+		case len(sc.comps) > 0 || len(sc.gaps) > 0 || sc.share || sc.ratio || len(sc.perPerson) > 0 || sc.density:
+			p.plan.Intent, p.plan.Confidence = IntentUnsupported, ConfidenceUnknown
+			p.notes = append(p.notes, "No readable measure was named for "+strconv.Quote(opWordsOf(toks, sc))+".")
+		default:
+			p.plan.Intent, p.plan.Confidence = IntentFrames, ConfidenceExact
+		}
+		return
+	}
+
+	// Densities and ratios, alone or ranked.
+	if sc.density || len(ratios) > 0 {
+		if m.decideMetric(toks, sc, measures, ratios, p, order) {
+			m.finish(toks, sc, p)
+			return
+		}
+		if p.plan.Intent == IntentUnsupported {
+			return
 		}
 	}
 
-	// The intent.
 	switch {
-	case len(measures) == 0:
-		if len(p.modified) > 0 || (!overview && len(p.unknown) > 0) {
-			p.plan.Intent, p.plan.Confidence = IntentUnsupported, ConfidenceUnknown
-			return p
-		}
-		p.plan.Intent, p.plan.Confidence = IntentFrames, ConfidenceExact
-		return p
 	case len(measures) >= 2 && (compare || order == ""):
 		p.plan.Intent = IntentCompare
 		p.used, p.ignored = measures[:2], measures[2:]
@@ -431,6 +801,40 @@ func (m *matcher) parse(q string) parsed {
 		p.plan.Intent = IntentAttribute
 		p.used = measures[:1]
 	}
+	m.finish(toks, sc, p)
+}
+
+// finish fills the plan's measures and confidence, after noting numbers
+// and years the plan did not read.
+func (m *matcher) finish(toks []token, sc *scan, p *parsed) {
+	if p.plan.Intent == IntentUnsupported || p.plan.Intent == IntentFrames {
+		if p.plan.Confidence == "" {
+			p.plan.Confidence = ConfidenceUnknown
+		}
+		return
+	}
+	for _, i := range sc.years {
+		y, _ := isYear(toks[i].raw)
+		match := false
+		var of []string
+		for _, c := range p.used {
+			at := m.attr(c.ref)
+			if at.Year == y {
+				match = true
+			} else if at.Year > 0 {
+				of = append(of, labelOf(at)+" is of "+strconv.Itoa(at.Year))
+			} else {
+				of = append(of, labelOf(at)+" has no year")
+			}
+		}
+		if !match {
+			p.notes = append(p.notes, "The year "+strconv.Itoa(y)+" was not read: "+joinAnd(of, "and")+".")
+		}
+	}
+	for _, i := range sc.unread {
+		p.notes = append(p.notes, "The number "+FormatNumberText(toks[i].raw)+" was not read.")
+	}
+	p.plan.Measures = nil
 	p.plan.Confidence = ConfidenceExact
 	for _, c := range p.used {
 		p.plan.Measures = append(p.plan.Measures, m.measureID(c.ref))
@@ -438,13 +842,49 @@ func (m *matcher) parse(q string) parsed {
 			p.plan.Confidence = ConfidencePartial
 		}
 	}
-	return p
+	if len(p.notes) > 0 || p.metric.inferred || (p.cond != nil && p.cond.metric.inferred) {
+		p.plan.Confidence = ConfidencePartial
+	}
+}
+
+// FormatNumberText shows a number token as FormatNumber would ("5000" ->
+// "5,000"); other words unchanged.
+func FormatNumberText(w string) string {
+	if v, ok := parseNumberToken(w); ok {
+		return FormatNumber(v)
+	}
+	return w
+}
+
+// opWordsOf is the operator wording of a question, for a detail.
+func opWordsOf(toks []token, sc *scan) string {
+	var ws []string
+	for i, t := range toks {
+		if sc.used[i] {
+			ws = append(ws, t.raw)
+		}
+	}
+	if len(ws) == 0 {
+		return ""
+	}
+	return strings.Join(ws, " ")
 }
 
 // pick chooses non-overlapping candidates: named before matched from
 // wording, then the longest, then by priority (name, label, alias) and
 // position; taken marks the words used.
 func pick(cands []match, taken []bool) []match {
+	// A phrase holding a shorter one that names the same attribute is the
+	// better reading ("peri urban" over "urban"), and as exact as the
+	// shorter.
+	for i := range cands {
+		for j := range cands {
+			x, y := &cands[i], &cands[j]
+			if i != j && x.ref == y.ref && x.start <= y.start && y.end <= x.end && x.end-x.start > y.end-y.start && y.exact {
+				x.exact = true
+			}
+		}
+	}
 	sort.SliceStable(cands, func(a, b int) bool {
 		x, y := cands[a], cands[b]
 		if x.exact != y.exact {
@@ -479,7 +919,8 @@ next:
 func known(t token) bool {
 	w, s := t.raw, t.sing
 	if stopwords[w] || stopwords[s] || overviewWords[w] || overviewWords[s] || rankHigh[w] ||
-		rankLow[w] || compareWords[w] || compareWords[s] || gisNeutral[w] || gisNeutral[s] || isDigits(w) {
+		rankLow[w] || compareWords[w] || compareWords[s] || gisNeutral[w] || gisNeutral[s] || isDigits(w) ||
+		opWords[w] || opWords[s] || isNumberToken(w) {
 		return true
 	}
 	_, ok := numberWords[w]
@@ -487,21 +928,28 @@ func known(t token) bool {
 }
 
 // topCount finds "top 5", "5 highest", "bottom three", "the 10 frames with
-// the most...": a count next to a ranking word or before a frame noun.
-func topCount(toks []token) (int, bool) {
-	near := func(t token) bool {
-		w := t.raw
+// the most...": a count next to a ranking word or before a frame noun, and
+// its index. Words an operator used are skipped.
+func topCount(toks []token, used []bool) (int, int, bool) {
+	near := func(i int) bool {
+		if i < 0 || i >= len(toks) || used[i] {
+			return false
+		}
+		w := toks[i].raw
 		return rankHigh[w] || rankLow[w] || w == "first" || w == "last"
 	}
 	frameNoun := set("frame", "area", "cell", "place", "location", "tile", "square", "one", "site", "spot", "ward", "zone")
 	for i, t := range toks {
+		if used[i] {
+			continue
+		}
 		n, ok := numberValue(t)
 		if !ok {
 			continue
 		}
-		if (i > 0 && near(toks[i-1])) || (i+1 < len(toks) && (near(toks[i+1]) || frameNoun[toks[i+1].sing])) {
-			return n, true
+		if near(i-1) || near(i+1) || (i+1 < len(toks) && frameNoun[toks[i+1].sing]) {
+			return n, i, true
 		}
 	}
-	return 0, false
+	return 0, -1, false
 }

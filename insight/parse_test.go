@@ -27,6 +27,23 @@ type corpusCase struct {
 	register string // "" means plain
 	order    string // frames_rank only
 	top      int    // frames_rank only; 0 means the default
+
+	per     string     // Plan.Per
+	scale   float64    // Plan.Scale
+	cond    *Condition // Plan.Condition
+	base    string     // Plan.Base
+	dataset string     // Plan.Dataset
+	count   int        // Plan.Count
+}
+
+// plan is the Plan a case must parse to.
+func (tc corpusCase) plan() Plan {
+	reg := tc.register
+	if reg == "" {
+		reg = RegisterPlain
+	}
+	return Plan{Intent: tc.intent, Measures: tc.measures, Confidence: tc.conf, Register: reg, Order: tc.order,
+		Per: tc.per, Scale: tc.scale, Condition: tc.cond, Base: tc.base, Dataset: tc.dataset, Count: tc.count}
 }
 
 // corpus is the question corpus: plain and GIS phrasing, imperatives,
@@ -143,7 +160,8 @@ var corpus = []corpusCase{
 	{q: "population and radiance side by side", intent: IntentCompare, measures: []string{mPop, mRad}, conf: ConfidenceExact},
 	{q: "buildings against clinics", intent: IntentCompare, measures: []string{mBld, mHlth}, conf: ConfidenceExact},
 	{q: "compare the urban share and the population", intent: IntentCompare, measures: []string{mSettl, mPop}, conf: ConfidenceExact},
-	{q: "people per building", intent: IntentCompare, measures: []string{mPop, mBld}, conf: ConfidenceExact},
+	// Was frames_compare (two totals without the ratio): issue 14 names it.
+	{q: "people per building", intent: IntentRatio, measures: []string{mPop, mBld}, conf: ConfidenceExact, scale: 1},
 	{q: "compare population, buildings and clinics", intent: IntentCompare, measures: []string{mPop, mBld}, conf: ConfidenceExact},
 	{q: "Compare population_2020 with building_count for each polygon", intent: IntentCompare, measures: []string{mPop, mBld}, conf: ConfidenceExact, register: RegisterGIS},
 	{q: "compare the most people with the most buildings", intent: IntentCompare, measures: []string{mPop, mBld}, conf: ConfidenceExact},
@@ -151,7 +169,9 @@ var corpus = []corpusCase{
 	// Nothing to compute: measures no dataset records.
 	{q: "what is the GDP", intent: IntentUnsupported, conf: ConfidenceUnknown},
 	{q: "what is the GDP per capita", intent: IntentUnsupported, conf: ConfidenceUnknown},
-	{q: "what is the population density", intent: IntentUnsupported, conf: ConfidenceUnknown},
+	// Was unsupported: issue 14 makes densities answerable.
+	{q: "what is the population density", intent: IntentDensity, measures: []string{mPop}, conf: ConfidenceExact, per: PerKm2},
+	{q: "what is the population growth", intent: IntentUnsupported, conf: ConfidenceUnknown},
 	{q: "average income of residents", intent: IntentUnsupported, conf: ConfidenceUnknown},
 	{q: "building heights", intent: IntentUnsupported, conf: ConfidenceUnknown},
 	{q: "crime rate", intent: IntentUnsupported, conf: ConfidenceUnknown},
@@ -173,11 +193,7 @@ func TestParse_Corpus(t *testing.T) {
 	for _, tc := range corpus {
 		t.Run(tc.q, func(t *testing.T) {
 			p := Parse(tc.q, ds)
-			reg := tc.register
-			if reg == "" {
-				reg = RegisterPlain
-			}
-			want := Plan{Intent: tc.intent, Measures: tc.measures, Confidence: tc.conf, Register: reg, Order: tc.order}
+			want := tc.plan()
 			if !reflect.DeepEqual(p, want) {
 				t.Errorf("Parse(%q) =\n %+v\nwant\n %+v", tc.q, p, want)
 			}
@@ -253,8 +269,8 @@ func TestParse_Detail(t *testing.T) {
 	if len(p.used) != 1 || p.used[0].words != "folks" || p.used[0].via != viaSynonym {
 		t.Errorf("used = %+v; want folks by synonym", p.used)
 	}
-	p = m.parse("what is the population density")
-	if len(p.modified) != 1 || p.modified[0].modifier != "population density" {
+	p = m.parse("what is the population growth")
+	if len(p.modified) != 1 || p.modified[0].modifier != "population growth" {
 		t.Errorf("modified = %+v", p.modified)
 	}
 	p = m.parse("what is the GDP and the rainfall")

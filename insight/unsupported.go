@@ -24,6 +24,7 @@ func (a *answerer) unsupported() {
 	case len(a.p.unknown) > 0:
 		a.details = append(a.details, "No readable dataset records "+quoteWords(a.p.unknown)+".")
 	}
+	a.details = append(a.details, a.p.notes...)
 	if len(a.known) > 0 {
 		a.ins.FollowUps = a.followUps()
 	}

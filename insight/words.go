@@ -19,23 +19,36 @@ type token struct {
 
 // tokenize splits s into lower-case words of letters and digits. Hyphens,
 // underscores, slashes and every other character separate words;
-// apostrophes are dropped, so "what's" is one word, "whats".
+// apostrophes are dropped, so "what's" is one word, "whats". Numbers keep
+// together: a comma between groups of three digits is dropped ("5,000"
+// is "5000") and a point between digits is kept ("2.5").
 func tokenize(s string) []token {
 	var out []token
 	var b strings.Builder
+	digits, dot := true, false // b holds ASCII digits only (and at most one point)
 	flush := func() {
 		if b.Len() > 0 && len(out) < maxTokens {
 			w := b.String()
 			out = append(out, token{raw: w, sing: singular(w)})
 		}
 		b.Reset()
+		digits, dot = true, false
 	}
-	for _, r := range s {
+	asciiDigit := func(i int) bool { return i < len(s) && s[i] >= '0' && s[i] <= '9' }
+	for i, r := range s {
 		switch {
 		case r == '\'' || r == '’' || r == '‘':
 			// dropped: "what's" -> "whats"
+		case r >= '0' && r <= '9':
+			b.WriteRune(r)
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			b.WriteRune(unicode.ToLower(r))
+			digits = false
+		case r == ',' && b.Len() > 0 && digits && !dot && asciiDigit(i+1) && asciiDigit(i+2) && asciiDigit(i+3) && !asciiDigit(i+4):
+			// a thousands separator: "5,000"
+		case r == '.' && b.Len() > 0 && digits && !dot && asciiDigit(i+1):
+			b.WriteByte('.')
+			dot = true
 		default:
 			flush()
 			if len(out) >= maxTokens {
@@ -112,7 +125,7 @@ var stopwords = set(
 	"frame", "frames", "area", "areas", "cell", "cells", "selection", "selected", "select", "chosen",
 	"place", "places", "location", "locations", "region", "regions", "zone", "zones", "tile", "tiles",
 	"square", "squares", "site", "sites", "spot", "spots", "part", "parts", "bit", "piece", "patch",
-	"id", "ids", "live", "lives", "living", "located", "found", "exist", "exists", "present", "there",
+	"id", "ids", "live", "lives", "living", "lived", "located", "found", "exist", "exists", "present", "there",
 	"now", "today", "currently", "current", "latest", "recent", "year", "years", "time",
 	"size", "share", "percentage", "percent", "proportion", "fraction", "ratio", "rate", "distribution",
 	"pattern", "patterns", "intensity", "type", "types", "kind", "kinds", "class", "classes",
@@ -297,7 +310,9 @@ var stems = []struct {
 // intentVocabulary are intent words a misspelling may be read as.
 var intentVocabulary = []string{"overview", "summary", "summarise", "summarize", "profile",
 	"describe", "compare", "comparison", "versus", "highest", "lowest", "largest", "smallest",
-	"fewest", "biggest", "maximum", "minimum", "ranking"}
+	"fewest", "biggest", "maximum", "minimum", "ranking", "density", "densely", "nearest", "closest",
+	"distance", "percentage", "proportion", "between", "without", "hectare", "hectares", "exceeding",
+	"kilometre", "kilometer", "least", "above", "below", "under", "fewer", "exceed", "greater"}
 
 // isNumberWord reports a count, from digits or words, in 1..50.
 func numberValue(t token) (int, bool) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -280,4 +281,40 @@ func UserMessage(p Prompt) string {
 // what it says it is.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// Embed returns one vector for each of texts, in order, from the Client's
+// model (an embedding model such as nomic-embed-text) through Ollama's
+// /api/embed (api.Client.Embed), with inputs longer than the model reads
+// truncated. ctx sets the time limit and the caller must set one. An
+// empty texts makes no call. A failure, or an answer without one finite,
+// non-empty vector of one length per text, is an error wrapping ErrModel.
+// Safe for concurrent use.
+func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	truncate := true
+	resp, err := c.api.Embed(ctx, &api.EmbedRequest{Model: c.model, Input: texts, Truncate: &truncate})
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+			err = fmt.Errorf("%w (%w)", cerr, err)
+		}
+		return nil, fmt.Errorf("%w: embedding %d texts with %s at %s: %w", ErrModel, len(texts), c.model, c.host, err)
+	}
+	if len(resp.Embeddings) != len(texts) {
+		return nil, fmt.Errorf("%w: %s at %s returned %d embeddings for %d texts", ErrModel, c.model, c.host, len(resp.Embeddings), len(texts))
+	}
+	dim := len(resp.Embeddings[0])
+	for i, v := range resp.Embeddings {
+		if len(v) == 0 || len(v) != dim {
+			return nil, fmt.Errorf("%w: %s at %s returned embedding %d of length %d (the first has %d)", ErrModel, c.model, c.host, i, len(v), dim)
+		}
+		for _, x := range v {
+			if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("%w: %s at %s returned embedding %d holding a value that is not finite", ErrModel, c.model, c.host, i)
+			}
+		}
+	}
+	return resp.Embeddings, nil
 }

@@ -5,6 +5,14 @@
 // a report must have its "## " section titles and "- " items. One failure
 // discards the whole wording and the deterministic headline stands alone.
 //
+// A number written with a unit of length or area ("2.6 km²", "3
+// hectares", "4 km") must also match a figure shown in that unit, or one
+// shown without a unit (UnitAfter, Figures.Units): areas and distances are
+// not swapped. PlacesIn finds the known places an answer names itself.
+//
+// Client also embeds texts (Embed, /api/embed) for the hybrid retrieval of
+// measures; the embedding model is configured apart from the wording model.
+//
 // The package imports nothing of ours and holds no state: Numbers reads the
 // figures in any text, FiguresFrom collects what an answer may state, and
 // Verify gives the verdict with a reason fit for the log (the failing

@@ -156,6 +156,7 @@ func FuzzVerify(f *testing.F) {
 		"\xff\xfe 人口 ١٢٣ 1e400",
 		strings.Repeat("9", 500),
 		"a an a hundred and and one of the one-off",
+		"2.58 km² of 1.4 hectares, 3 kms, 5 sq km, 2 m², 1 mile 1m", // units
 	} {
 		f.Add(seed, false)
 	}

@@ -23,6 +23,11 @@ type Figures struct {
 	// KnownPlaces are every state, LGA and ward name the service knows,
 	// used to spot invented places; may be empty (no place check).
 	KnownPlaces []string
+	// Units are the units of length and area each plain figure is shown
+	// with, by value (see UnitAfter): "km2" for "2.58 km²", "" for a figure
+	// shown without one. A figure missing here is taken as shown without a
+	// unit.
+	Units map[float64][]string
 }
 
 // FiguresFrom collects Figures from the texts of a computed answer
@@ -44,9 +49,60 @@ func FiguresFrom(texts []string, places, knownPlaces []string) Figures {
 				seen[n.Value] = true
 				f.Numbers = append(f.Numbers, n.Value)
 			}
+			if !n.Percent {
+				f.addUnit(math.Abs(n.Value), UnitAfter(t, n.End))
+			}
 		}
 	}
 	return f
+}
+
+// addUnit records that figure v is shown with unit u, once.
+func (f *Figures) addUnit(v float64, u string) {
+	if f.Units == nil {
+		f.Units = map[float64][]string{}
+	}
+	for _, x := range f.Units[v] {
+		if x == u {
+			return
+		}
+	}
+	f.Units[v] = append(f.Units[v], u)
+}
+
+// unitWords are the units of length and area UnitAfter reads, longest
+// first, with the unit each stands for.
+var unitWords = []struct{ text, unit string }{
+	{"square kilometres", "km2"}, {"square kilometers", "km2"}, {"square kilometre", "km2"}, {"square kilometer", "km2"},
+	{"square km", "km2"}, {"sq. km", "km2"}, {"sq km", "km2"}, {"km²", "km2"}, {"km^2", "km2"}, {"km2", "km2"},
+	{"square miles", "mi2"}, {"square mile", "mi2"}, {"sq mi", "mi2"}, {"mi²", "mi2"},
+	{"square metres", "m2"}, {"square meters", "m2"}, {"m²", "m2"}, {"m2", "m2"},
+	{"hectares", "ha"}, {"hectare", "ha"}, {"ha", "ha"},
+	{"kilometres", "km"}, {"kilometers", "km"}, {"kilometre", "km"}, {"kilometer", "km"}, {"kms", "km"}, {"km", "km"},
+	{"metres", "m"}, {"meters", "m"}, {"metre", "m"}, {"meter", "m"}, {"m", "m"},
+	{"miles", "mi"}, {"mile", "mi"}, {"mi", "mi"},
+}
+
+// UnitAfter reads the unit of length or area written right after a
+// number ending at byte end of s, after spaces: "km2" for "km²", "km2",
+// "sq km" or "square kilometres"; "km", "ha", "m", "m2", "mi", "mi2"; ""
+// when none follows (a unit must end at a word boundary: "kms" is km,
+// "kmh" is none).
+func UnitAfter(s string, end int) string {
+	if end < 0 || end > len(s) {
+		return ""
+	}
+	rest := strings.TrimLeft(s[end:], " \u00a0")
+	for _, u := range unitWords {
+		if len(rest) < len(u.text) || !strings.EqualFold(rest[:len(u.text)], u.text) {
+			continue
+		}
+		after := rest[len(u.text):]
+		if r, _ := utf8.DecodeRuneInString(after); after == "" || !(unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return u.unit
+		}
+	}
+	return ""
 }
 
 // Verdict is the outcome of Verify.
@@ -76,7 +132,12 @@ type Verdict struct {
 //   - a year as written (four digits, 1900 to 2100, no separator: "2020")
 //     passes only when the figures hold that very number; it is never
 //     rounded;
-//   - a range ("between 1,000 and 2,000") is two numbers, each checked.
+//   - a range ("between 1,000 and 2,000") is two numbers, each checked;
+//   - a number written with a unit of length or area (UnitAfter: "2.6
+//     km²", "3 hectares", "4.1 km") fails when every figure it matches is
+//     shown with another such unit ("2.58 km²" written as "2.6
+//     hectares"); a figure shown without one (a table cell) does not
+//     object.
 //
 // Every name of KnownPlaces found in the wording must lie within a name of
 // Places found there. Names match as whole words, ignoring case and
@@ -110,6 +171,10 @@ func Verify(wording string, f Figures, report bool) Verdict {
 		if !f.allows(n) {
 			return Verdict{Reason: reasonFor(n)}
 		}
+		if u := UnitAfter(wording, n.End); u != "" && !n.Percent && !f.allowsUnit(n, u) {
+			return Verdict{Reason: "number " + strconv.Quote(n.Text) + " is written in " + u + "; its figure is in " +
+				strings.Join(f.Units[f.match(n)], ", ")}
+		}
 	}
 	if name := f.strayPlace(wording); name != "" {
 		return Verdict{Reason: "place " + strconv.Quote(name) + " is not in the figures"}
@@ -127,6 +192,44 @@ func reasonFor(n Number) string {
 		return "year " + q + " is not in the figures"
 	}
 	return "number " + q + " matches no figure"
+}
+
+// allowsUnit reports whether some figure n states is shown with unit u or
+// without a unit.
+func (f Figures) allowsUnit(n Number, u string) bool {
+	any := false
+	for _, c := range f.Numbers {
+		if !f.states(n, c) {
+			continue
+		}
+		any = true
+		us, ok := f.Units[math.Abs(c)]
+		if !ok {
+			return true
+		}
+		for _, x := range us {
+			if x == u || x == "" {
+				return true
+			}
+		}
+	}
+	return !any
+}
+
+// match is the first figure n states (for a reason), 0 when none.
+func (f Figures) match(n Number) float64 {
+	for _, c := range f.Numbers {
+		if f.states(n, c) {
+			return math.Abs(c)
+		}
+	}
+	return 0
+}
+
+// states reports whether n states the single figure c.
+func (f Figures) states(n Number, c float64) bool {
+	g := Figures{Numbers: []float64{c}}
+	return g.allows(n)
 }
 
 // allows reports whether n states one of the figures.
@@ -217,6 +320,40 @@ func (f Figures) strayPlace(wording string) string {
 		}
 	}
 	return ""
+}
+
+// PlacesIn returns the names of known that texts hold as whole words,
+// case and punctuation between words aside ("Kano" in "2 of the 3
+// selected frames have state Kano"): places an answer's own figures name,
+// which its wording may name too. Safe for concurrent use.
+func PlacesIn(texts []string, known []string) []string {
+	if len(known) == 0 {
+		return nil
+	}
+	grams := map[string]bool{}
+	var key []byte
+	for _, t := range texts {
+		words := splitWords(t)
+		for i := range words {
+			key = key[:0]
+			for n := 1; n <= maxNameWords && i+n <= len(words); n++ {
+				if n > 1 {
+					key = append(key, ' ')
+				}
+				key = append(key, words[i+n-1].lower...)
+				grams[string(key)] = true
+			}
+		}
+	}
+	var out []string
+	var buf []byte
+	for _, p := range known {
+		buf = appendKey(buf[:0], p, 0)
+		if len(buf) > 0 && grams[string(buf)] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // maxNameWords is the most words a place name is matched over.

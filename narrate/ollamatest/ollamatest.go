@@ -10,6 +10,9 @@
 //   - POST /api/chat: an api.ChatRequest; with "stream" true or absent,
 //     NDJSON api.ChatResponse chunks with done false, then a final one
 //     with done true; with "stream" false, one api.ChatResponse.
+//   - POST /api/embed: an api.EmbedRequest (input a string or a list of
+//     strings); an api.EmbedResponse with one vector per input, from
+//     SetEmbedFunc's function or, by default, EmbedWords.
 //   - GET /api/tags: an api.ListResponse of the configured models.
 //   - POST /api/show: 200 for a configured model, otherwise 404
 //     {"error":"model 'x' not found"}.
@@ -29,11 +32,14 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/types/model"
@@ -63,6 +69,8 @@ type Server struct {
 	failMsg    string
 	models     []string
 	requests   []api.ChatRequest
+	embedFunc  func(string) []float32
+	embeds     []api.EmbedRequest
 }
 
 // NewServer starts a stand-in holding DefaultModel and answering
@@ -75,6 +83,7 @@ func NewServer() *Server {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/chat", s.chat)
+	mux.HandleFunc("POST /api/embed", s.embed)
 	mux.HandleFunc("GET /api/tags", s.tags)
 	mux.HandleFunc("HEAD /api/tags", s.tags)
 	mux.HandleFunc("POST /api/show", s.show)
@@ -114,17 +123,18 @@ func (s *Server) SetReplyFunc(f func(api.ChatRequest) string) {
 	s.replyFunc = f
 }
 
-// SetDelay makes /api/chat wait d before answering (0: no wait). The wait
-// ends early, with no answer, when the request's context ends.
+// SetDelay makes /api/chat and /api/embed wait d before answering (0: no
+// wait). The wait ends early, with no answer, when the request's context
+// ends.
 func (s *Server) SetDelay(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.delay = d
 }
 
-// SetFail makes /api/chat answer with HTTP status and {"error": msg}
-// (after any delay), as Ollama does when a model fails to load or run.
-// A status of 0 turns failing off.
+// SetFail makes /api/chat and /api/embed answer with HTTP status and
+// {"error": msg} (after any delay), as Ollama does when a model fails to
+// load or run. A status of 0 turns failing off.
 func (s *Server) SetFail(status int, msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -137,6 +147,129 @@ func (s *Server) Models(names ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.models = append([]string(nil), names...)
+}
+
+// SetEmbedFunc makes /api/embed answer each input with f(input); nil
+// returns to EmbedWords. f runs on the server's goroutines, outside its
+// lock.
+func (s *Server) SetEmbedFunc(f func(string) []float32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.embedFunc = f
+}
+
+// EmbedRequests returns the /api/embed requests received so far, in order
+// of arrival, including those answered with a failure.
+func (s *Server) EmbedRequests() []api.EmbedRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]api.EmbedRequest(nil), s.embeds...)
+}
+
+// EmbedDims is the length of EmbedWords' vectors.
+const EmbedDims = 64
+
+// EmbedWords is the stand-in's default embedding: a bag of words. A
+// leading task prefix ("search_query: ", "search_document: ") is dropped;
+// every other word of letters, lower-cased and with a final "s" dropped,
+// adds a fixed pseudo-random unit vector of EmbedDims values; the sum is
+// scaled to length 1 (all zeros for no words). Texts sharing words are
+// thus similar and others nearly orthogonal, which is enough to test
+// retrieval by meaning without a model.
+func EmbedWords(text string) []float32 {
+	if i := strings.Index(text, ": "); i > 0 && !strings.ContainsAny(text[:i], " \t\n") {
+		text = text[i+2:]
+	}
+	v := make([]float64, EmbedDims)
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if len(w) > 3 {
+			w = strings.TrimSuffix(w, "s")
+		}
+		h := fnv.New64a()
+		h.Write([]byte(w))
+		seed := h.Sum64()
+		for k := range v {
+			seed ^= seed << 13
+			seed ^= seed >> 7
+			seed ^= seed << 17
+			v[k] += float64(int64(seed%2001)-1000) / 1000
+		}
+	}
+	n := 0.0
+	for _, x := range v {
+		n += x * x
+	}
+	out := make([]float32, EmbedDims)
+	if n == 0 {
+		return out
+	}
+	n = math.Sqrt(n)
+	for k, x := range v {
+		out[k] = float32(x / n)
+	}
+	return out
+}
+
+func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
+	var req api.EmbedRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	s.mu.Lock()
+	s.embeds = append(s.embeds, req)
+	present := s.has(req.Model)
+	f := s.embedFunc
+	delay, failStatus, failMsg := s.delay, s.failStatus, s.failMsg
+	s.mu.Unlock()
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return
+		case <-s.closed:
+			return
+		}
+	}
+	var inputs []string
+	switch in := req.Input.(type) {
+	case string:
+		inputs = []string{in}
+	case []any:
+		for _, x := range in {
+			str, ok := x.(string)
+			if !ok {
+				writeError(w, http.StatusBadRequest, "invalid input type")
+				return
+			}
+			inputs = append(inputs, str)
+		}
+	default:
+		writeError(w, http.StatusBadRequest, "invalid input type")
+		return
+	}
+	switch {
+	case req.Model == "":
+		writeError(w, http.StatusBadRequest, "model is required")
+		return
+	case !present:
+		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model))
+		return
+	case failStatus != 0:
+		writeError(w, failStatus, failMsg)
+		return
+	}
+	if f == nil {
+		f = EmbedWords
+	}
+	resp := api.EmbedResponse{Model: req.Model, Embeddings: make([][]float32, len(inputs))}
+	for i, in := range inputs {
+		resp.Embeddings[i] = f(in)
+		resp.PromptEvalCount += len(strings.Fields(in))
+	}
+	writeJSON(w, http.StatusOK, resp)
 }
 
 // Requests returns the /api/chat requests received so far, in order of
