@@ -62,8 +62,13 @@
 // ids are answered once, in the order first asked. The frames are read as
 // the data call reads them (readDataAnswer: one ReadFrames without
 // features, the same checks of the store's answer), every attributes object
-// is converted to insight.Values (numbers and strings; other values carry
-// no figure), and package insight computes the answer. The per-query
+// is converted to insight values (numbers and strings; other values carry
+// no figure), each frame gets its area (for densities), a nearest question
+// gets the features around the selection read in rings up to 50 km
+// (access.Answer.Nearest, the key's licences and narrowing applying), with
+// an embedding model the measures' embeddings (computed once per dataset
+// version and cached) and the question's content words' embedding, and
+// package insight computes the answer. The per-query
 // datasets its figures used (Insight.Used) that record something on the
 // frames are charged in one Charge call; those the credits do not cover
 // are removed from the datasets and the frames and the answer is computed
