@@ -215,7 +215,12 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 // grid; ctx's error when ctx ends. Safe for concurrent use (imports of one
 // file run one after another).
 func (o *Ops) ImportDataset(ctx context.Context, m ingest.Manifest) (DatasetView, error) {
-	stored, skipped, err := ingest.Import(ctx, m, o.Store, o.openInput, o.now())
+	// Refuse a directory, a device, an unreadable file or a pipe that
+	// cannot serve before any input is opened.
+	if err := ingest.CheckInputs(m, o.Stdin != nil); err != nil {
+		return DatasetView{}, err
+	}
+	stored, skipped, err := ingest.Import(ctx, m, o.Store, o.opener(ctx), o.now())
 	if err != nil {
 		return DatasetView{}, err
 	}

@@ -578,20 +578,14 @@ func TestDatasetView_JSON(t *testing.T) {
 // zones and checks known places; then the OSM health facilities as
 // features.
 func TestImport_RealBoundaries(t *testing.T) {
-	country := ngaFile(t, "nga_country.geojson")
 	states, err := filepath.Abs(ngaFile(t, "nga_states.geojson"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lgas, _ := filepath.Abs(ngaFile(t, "nga_lgas.geojson"))
 	health, _ := filepath.Abs(ngaFile(t, "nga_health_facilities_osm.geojson"))
-	s, _ := openStore(t)
-	mustOrg(t, s, "demo", "pro", 0)
-	ops := &Ops{Store: s}
+	ops, s := nationalOps(t)
 	ctx := context.Background()
-	if _, err := ops.Do(ctx, OpGridBuild, mustJSON(t, GridBuild{Boundary: country})); err != nil {
-		t.Fatal(err)
-	}
 	lga := bolt.Attribute{Name: "lga", Label: "Local government area", Type: bolt.TypeCategory, Aggregation: bolt.AggMode}
 	m := ingest.Manifest{ID: "admin", Name: "Administrative identity", Owner: "demo", Attributes: []bolt.Attribute{attrState, lga},
 		Inputs: []ingest.Input{
@@ -647,16 +641,8 @@ func TestImport_RealBoundaries(t *testing.T) {
 // of the national grid (about 1.1 million rows), end to end: reading,
 // checking, and storing the new version.
 func BenchmarkImport_NationalCSV(b *testing.B) {
-	country := ngaFile(b, "nga_country.geojson")
-	s, _ := openStore(b)
-	mustOrg(b, s, "demo", "pro", 0)
-	ops := &Ops{Store: s}
+	ops, m := nationalCSV(b)
 	ctx := context.Background()
-	if _, err := ops.Do(ctx, OpGridBuild, mustJSON(b, GridBuild{Boundary: country})); err != nil {
-		b.Fatal(err)
-	}
-	path := nationalCSV(b, s)
-	m := ingest.Manifest{ID: "pop", Owner: "demo", Attributes: []bolt.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: path}}}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := ops.ImportDataset(ctx, m); err != nil {
@@ -667,16 +653,8 @@ func BenchmarkImport_NationalCSV(b *testing.B) {
 
 // BenchmarkGather_NationalCSV is the reading part of the import alone.
 func BenchmarkGather_NationalCSV(b *testing.B) {
-	country := ngaFile(b, "nga_country.geojson")
-	s, _ := openStore(b)
-	mustOrg(b, s, "demo", "pro", 0)
-	ops := &Ops{Store: s}
+	ops, m := nationalCSV(b)
 	ctx := context.Background()
-	if _, err := ops.Do(ctx, OpGridBuild, mustJSON(b, GridBuild{Boundary: country})); err != nil {
-		b.Fatal(err)
-	}
-	path := nationalCSV(b, s)
-	m := ingest.Manifest{ID: "pop", Owner: "demo", Attributes: []bolt.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: path}}}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, _, _, err := ingest.Gather(ctx, m, ops.Store, ops.openInput); err != nil {
@@ -685,9 +663,27 @@ func BenchmarkGather_NationalCSV(b *testing.B) {
 	}
 }
 
-// nationalCSV writes frame_id,pop for every frame of s's grid.
-func nationalCSV(b *testing.B, s *bolt.Store) string {
+// nationalOps opens a store holding organisation "demo" and the national
+// grid, built from Nigeria's outline; it skips when the real data is
+// absent.
+func nationalOps(tb testing.TB) (*Ops, *bolt.Store) {
+	tb.Helper()
+	country := ngaFile(tb, "nga_country.geojson")
+	s, _ := openStore(tb)
+	mustOrg(tb, s, "demo", "pro", 0)
+	ops := &Ops{Store: s}
+	if _, err := ops.Do(context.Background(), OpGridBuild, mustJSON(tb, GridBuild{Boundary: country})); err != nil {
+		tb.Fatal(err)
+	}
+	return ops, s
+}
+
+// nationalCSV returns nationalOps and the manifest of a CSV, written for
+// the benchmark, with a number for every frame of the national grid
+// (frame_id,pop).
+func nationalCSV(b *testing.B) (*Ops, ingest.Manifest) {
 	b.Helper()
+	ops, s := nationalOps(b)
 	ix := loadIndex(b, s)
 	var buf bytes.Buffer
 	buf.WriteString("frame_id,pop\n")
@@ -701,5 +697,5 @@ func nationalCSV(b *testing.B, s *bolt.Store) string {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	return path
+	return ops, ingest.Manifest{ID: "pop", Owner: "demo", Attributes: []bolt.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: path}}}
 }

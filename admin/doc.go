@@ -12,4 +12,17 @@
 //
 // Every operation is a named Request with JSON arguments and a JSON result,
 // so the local and the remote path run the very same code (Ops.Do).
+//
+// Keeping the file (backup.go): Backup streams a snapshot of one read
+// transaction over the socket (POST /backup, raw bytes with
+// Content-Length) or reads the file itself when no server runs, and
+// renames the copy into place only when it is whole and opens; Restore
+// refuses a file a server holds, checks the backup in full and keeps the
+// file it replaces; the check and compact operations run on the server's
+// store when one runs (the check on a snapshot beside the file, since
+// bbolt's check must not race writers).
+//
+// On Windows (10 1803 / Server 2019 and later) the socket is AF_UNIX too;
+// its access list (socket_windows.go) lets in only the server's account
+// and the Administrators group, the equivalent of mode 0600.
 package admin

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"iter"
@@ -93,15 +94,7 @@ func (o *Ops) ExportGrid(ctx context.Context, a GridExport) (ExportView, error) 
 			return
 		}
 		fs := slices.Clone(frames)
-		slices.SortFunc(fs, func(x, y grid.Frame) int {
-			switch {
-			case x.ID < y.ID:
-				return -1
-			case x.ID > y.ID:
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(fs, func(x, y grid.Frame) int { return cmp.Compare(x.ID, y.ID) })
 		for _, f := range fs {
 			if !yield(f.ID, f.Geom) {
 				return

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
 
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/ingest"
 )
 
 // Operation names.
@@ -58,6 +58,10 @@ type Ops struct {
 	Now      func() time.Time // nil = time.Now
 	Changed  func(Change)     // called after a successful write; may be nil
 	Progress Progress         // long steps report here; may be nil
+	// Stdin is what an import input "-" reads: the command's standard
+	// input when the command runs the import itself. nil (a server) makes
+	// such an input an error that says to give a file.
+	Stdin io.Reader
 }
 
 // OrgAdd adds an organisation.
@@ -199,8 +203,11 @@ func (o *Ops) changed(c Change) {
 
 // Do runs the operation op with JSON arguments args and returns its result,
 // ready to encode as JSON. Errors wrap the bolt sentinels (bolt.ErrNotFound,
-// bolt.ErrExists, bolt.ErrInvalid, ...) or describe bad input.
-func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (any, error) {
+// bolt.ErrExists, bolt.ErrInvalid, ...) or describe bad input. Operations
+// that change something are recorded in the audit log, under the actor of
+// ctx (WithActor; the operator otherwise).
+func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any, err error) {
+	defer func() { o.auditOp(ctx, op, args, res, err) }()
 	switch op {
 	case OpOrgAdd:
 		var a OrgAdd
@@ -329,10 +336,16 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (any, err
 			return nil, err
 		}
 		return viewGrid(info), nil
+	case OpCheck:
+		return o.CheckLive(ctx)
+	case OpCompact:
+		return o.Store.Compact(ctx)
 	case OpDatasetImport, OpDatasetList, OpDatasetShow, OpDatasetPrice, OpDatasetRemove,
 		OpLicenceGrant, OpLicenceRevoke, OpLicenceList:
 		res, _, err := o.doDataset(ctx, op, args)
 		return res, err
+	case OpUserAdd, OpUserList, OpUserRemove, OpUserReset, OpUserRole, OpUserPassword, OpAuditList:
+		return o.doUser(ctx, op, args)
 	}
 	return nil, fmt.Errorf("%w: unknown operation %q", bolt.ErrInvalid, op)
 }
@@ -349,27 +362,35 @@ func decodeArgs(args json.RawMessage, v any) error {
 	return nil
 }
 
-// openInput opens a GeoJSON input file and wraps it so its reading reports
-// progress.
-func (o *Ops) openInput(path, step string) (io.Reader, func() error, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+// opener opens input files (see ingest.OpenInput: a named pipe or
+// standard input is read in a way ctx stops, a directory or device is
+// refused) and wraps them so that their reading reports progress.
+func (o *Ops) opener(ctx context.Context) ingest.Opener {
+	return func(path, step string) (io.Reader, func() error, error) {
+		f, size, err := ingest.OpenInput(ctx, path, o.Stdin)
+		if err != nil {
+			return nil, nil, err
+		}
+		var r io.Reader = f
+		if o.Progress != nil && size > 0 {
+			r = &progressReader{r: f, total: size, step: step, report: o.Progress}
+		}
+		return r, f.Close, nil
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
+}
+
+// openInput is the Opener of an import without a context to stop it.
+func (o *Ops) openInput(path, step string) (io.Reader, func() error, error) {
+	return o.opener(context.Background())(path, step)
+}
+
+// openGeoJSON opens a GeoJSON input of the grid: a file or a named pipe
+// (not a directory, a device or standard input).
+func (o *Ops) openGeoJSON(ctx context.Context, path, step string) (io.Reader, func() error, error) {
+	if err := ingest.CheckGeoJSONPath(path); err != nil {
 		return nil, nil, err
 	}
-	if st.IsDir() {
-		f.Close()
-		return nil, nil, fmt.Errorf("%w: %s is a directory, not a GeoJSON file", bolt.ErrInvalid, path)
-	}
-	var r io.Reader = f
-	if o.Progress != nil {
-		r = &progressReader{r: f, total: st.Size(), step: step, report: o.Progress}
-	}
-	return r, f.Close, nil
+	return o.opener(ctx)(path, step)
 }
 
 type progressReader struct {
@@ -389,7 +410,7 @@ func (p *progressReader) Read(b []byte) (int, error) {
 
 // buildGrid reads the boundary file at path and builds the grid from it.
 func (o *Ops) buildGrid(ctx context.Context, path string) (bolt.GridInfo, error) {
-	r, closeFn, err := o.openInput(path, "reading boundary")
+	r, closeFn, err := o.openGeoJSON(ctx, path, "reading boundary")
 	if err != nil {
 		return bolt.GridInfo{}, err
 	}
@@ -441,7 +462,7 @@ func (o *Ops) BuildGrid(ctx context.Context, r io.Reader, source string) (bolt.G
 // is checked before anything is written; a grid that turns out to be the
 // regular lattice is stored as runs.
 func (o *Ops) importGrid(ctx context.Context, path string) (bolt.GridInfo, error) {
-	r, closeFn, err := o.openInput(path, "reading frames")
+	r, closeFn, err := o.openGeoJSON(ctx, path, "reading frames")
 	if err != nil {
 		return bolt.GridInfo{}, err
 	}

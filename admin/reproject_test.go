@@ -30,16 +30,10 @@ func TestImport_ReprojectedZones(t *testing.T) {
 	if _, err := exec.LookPath("ogr2ogr"); err != nil {
 		t.Skip("gdal-bin absent: ogr2ogr not found")
 	}
-	country := ngaFile(t, "nga_country.geojson")
 	lgas, _ := filepath.Abs(ngaFile(t, "nga_lgas.geojson"))
 	index := ngaFile(t, "nga_lga_index.csv")
-	s, _ := openStore(t)
-	mustOrg(t, s, "demo", "pro", 0)
-	ops := &Ops{Store: s}
+	_, s := nationalOps(t)
 	ctx := context.Background()
-	if _, err := ops.Do(ctx, OpGridBuild, mustJSON(t, GridBuild{Boundary: country})); err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	ogr := func(args ...string) {
 		t.Helper()

@@ -68,7 +68,7 @@ func Listen(dataPath string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("admin socket: %w", err)
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
+	if err := restrictSocket(path); err != nil {
 		l.Close()
 		return nil, fmt.Errorf("admin socket: %w", err)
 	}
@@ -79,6 +79,10 @@ func Listen(dataPath string) (net.Listener, error) {
 // logged by operation name only: arguments may hold names a log should not.
 func Handler(ops *Ops, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == backupPath {
+			serveBackup(w, r, ops, log)
+			return
+		}
 		if r.Method != http.MethodPost || r.URL.Path != "/admin" {
 			http.Error(w, "not found", http.StatusNotFound)
 			return

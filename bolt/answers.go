@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -217,11 +216,7 @@ func (s *Store) ReserveAnswer(orgID, keyID, requestID string, creditCost int64, 
 				return err
 			}
 		}
-		v, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		return pending.Put(reservationKey(r.ID), v)
+		return putJSON(pending, reservationKey(r.ID), r)
 	})
 	if err != nil {
 		return Reservation{}, err

@@ -366,11 +366,7 @@ func (s *Store) SetPrice(id string, credits int64) (Dataset, error) {
 			return err
 		}
 		d.Price = credits
-		v, err := json.Marshal(d)
-		if err != nil {
-			return err
-		}
-		return tx.Bucket(bucketDatasets).Put([]byte(id), v)
+		return putJSON(tx.Bucket(bucketDatasets), []byte(id), d)
 	})
 	if err != nil {
 		return Dataset{}, err

@@ -3,8 +3,6 @@ package bolt_test
 import (
 	"fmt"
 	"log"
-	"os"
-	"path/filepath"
 	"time"
 
 	"frameindex/bolt"
@@ -15,16 +13,8 @@ import (
 // Readable, ReadFrames, then Charge for the per-query datasets that
 // contributed.
 func ExampleStore_ImportDataset() {
-	dir, err := os.MkdirTemp("", "frameindex-example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	s, err := bolt.Open(filepath.Join(dir, "frames.db"), bolt.Options{Create: true})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer s.Close()
+	s, done := exampleStore()
+	defer done()
 
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, id := range []string{"census", "lagos-gis"} {

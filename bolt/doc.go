@@ -38,6 +38,15 @@
 //	datasets    dataset id -> JSON {"id","name","description","owner","attributes","price",
 //	                          "source","version","frames","features","importedAt"}
 //	licences    org id "/" dataset id -> JSON {"org","dataset","mode","granted"}
+//	users       user name -> JSON {"name","email","orgs":[{"org","role"}],"hash",
+//	                          "mustChange","tempExpires","created","passwordSet"};
+//	                          "hash" is argon2id in PHC string form
+//	useremails  e-mail address (lowercase) -> user name
+//	sessions    SHA-256 digest of the session token -> JSON {"user","org","csrf",
+//	                          "addr","created","seen"}
+//	audit       seq uint64 -> JSON {"seq","time","actor","org","action","target",
+//	                          "detail","addr","outcome","reason"}
+//	keyuse      key id -> unix seconds of its last use, uint64
 //	dsv         dataset id "@" version (decimal) -> bucket, one per stored version:
 //	              frames  frame uint64 -> uvarint feature count, then the
 //	                                      attributes JSON object as imported
@@ -145,8 +154,27 @@
 // Everything returned is copied out of the file before the transaction
 // ends.
 //
+// # Backup, check and compaction
+//
+// Snapshot writes the file as one read transaction sees it, with bbolt's
+// own copy (Tx.WriteTo): a valid data file, as large as the file, taken
+// while writers go on. Check runs bbolt's consistency check and then the
+// invariants of this layout (ledgers numbered without gaps and summing to
+// the balances, key digests well formed and indexed both ways, every
+// dataset's live version whole, records decodable) and lists staging
+// buckets; it must not race writers (bbolt's check reads the shared free
+// list), so a live file is checked through a snapshot. Compact copies
+// every bucket (sequences kept, pages filled, staging buckets left out)
+// into PATH.compacting under a write transaction, so that writes wait and
+// reads go on, then swaps the store to the new file: the store's database
+// handle is guarded by a lock held only to read or swap it, and a write
+// transaction that began on the old file finds the swap counter changed
+// and starts again on the new one.
+//
 // # Caveats
 //
+//   - bbolt's own check (inside Check) cannot be interrupted: Ctrl-C during
+//     it waits for it (about a second per GB).
 //   - bbolt panics on some damaged pages, and touching a page beyond the
 //     end of a truncated file faults. Open and every method recover both
 //     into ErrCorrupt; a fault is caught with runtime/debug.SetPanicOnFault.

@@ -12,20 +12,29 @@ import (
 	"frameindex/grid"
 )
 
-// Build a data file, mint a key and check a presented secret, as `serve`
-// does on each request.
-func Example() {
+// exampleStore creates a data file in a new temporary directory; done
+// closes it and removes the directory.
+func exampleStore() (s *bolt.Store, done func()) {
 	dir, err := os.MkdirTemp("", "frameindex-example")
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer os.RemoveAll(dir)
-
-	s, err := bolt.Open(filepath.Join(dir, "frames.db"), bolt.Options{Create: true})
+	s, err = bolt.Open(filepath.Join(dir, "frames.db"), bolt.Options{Create: true})
 	if err != nil {
+		os.RemoveAll(dir)
 		log.Fatal(err)
 	}
-	defer s.Close()
+	return s, func() {
+		s.Close()
+		os.RemoveAll(dir)
+	}
+}
+
+// Build a data file, mint a key and check a presented secret, as `serve`
+// does on each request.
+func Example() {
+	s, done := exampleStore()
+	defer done()
 
 	info, err := s.PutLattice([]grid.Run{{Row: 9400, Col0: 21900, Col1: 21909}}, "example")
 	if err != nil {
@@ -60,16 +69,8 @@ func Example() {
 
 // Grant credits, take some back, and read the ledger and this month's usage.
 func ExampleStore_AddCredits() {
-	dir, err := os.MkdirTemp("", "frameindex-example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	s, err := bolt.Open(filepath.Join(dir, "frames.db"), bolt.Options{Create: true})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer s.Close()
+	s, done := exampleStore()
+	defer done()
 	if _, err := s.AddOrg(bolt.Org{ID: "acme", Plan: "pro"}); err != nil {
 		log.Fatal(err)
 	}

@@ -238,18 +238,14 @@ func replaceGrid(tx *bbolt.Tx, name []byte) (*bbolt.Bucket, error) {
 }
 
 func putGridInfo(tx *bbolt.Tx, info GridInfo) error {
-	v, err := json.Marshal(gridRecord{
-		Kind: info.Kind, Frames: info.Frames, Source: info.Source, BuiltAt: info.BuiltAt,
-		Bounds: [4]float64{info.Bounds.MinLon, info.Bounds.MinLat, info.Bounds.MaxLon, info.Bounds.MaxLat},
-	})
-	if err != nil {
-		return err
-	}
 	meta, err := tx.CreateBucketIfNotExists(bucketMeta)
 	if err != nil {
 		return err
 	}
-	return meta.Put(metaGrid, v)
+	return putJSON(meta, metaGrid, gridRecord{
+		Kind: info.Kind, Frames: info.Frames, Source: info.Source, BuiltAt: info.BuiltAt,
+		Bounds: [4]float64{info.Bounds.MinLon, info.Bounds.MinLat, info.Bounds.MaxLon, info.Bounds.MaxLat},
+	})
 }
 
 // GridInfo describes the stored grid without reading it. Errors: ErrNoGrid

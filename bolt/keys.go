@@ -251,6 +251,15 @@ func decodeStrict(data []byte, v any) error {
 	return nil
 }
 
+// putJSON stores v, encoded as JSON, under key in b.
+func putJSON(b *bbolt.Bucket, key []byte, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return b.Put(key, data)
+}
+
 // MintRequest asks for a new key.
 type MintRequest struct {
 	OrgID    string        // organisation the key acts for; must exist
@@ -342,11 +351,7 @@ func (s *Store) MintKey(req MintRequest) (Key, string, error) {
 				break
 			}
 		}
-		v, err := json.Marshal(k.record())
-		if err != nil {
-			return err
-		}
-		if err := keys.Put([]byte(k.ID), v); err != nil {
+		if err := putJSON(keys, []byte(k.ID), k.record()); err != nil {
 			return err
 		}
 		return digests.Put(k.Digest[:], []byte(k.ID))
@@ -494,11 +499,7 @@ func (s *Store) RevokeKey(id string, now time.Time) (Key, error) {
 			return err
 		}
 		k.Revoked = now.Round(0).UTC()
-		v, err := json.Marshal(k.record())
-		if err != nil {
-			return err
-		}
-		return tx.Bucket(bucketKeys).Put([]byte(id), v)
+		return putJSON(tx.Bucket(bucketKeys), []byte(id), k.record())
 	})
 	if err != nil {
 		return Key{}, err

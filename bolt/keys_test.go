@@ -27,14 +27,13 @@ var (
 	keyIDPattern  = regexp.MustCompile(`^key_[a-z2-7]{12}$`)
 )
 
-// mustStoreWithOrg returns a test store holding organisation "acme".
+// mustStoreWithOrg returns a test store holding organisations "acme" and
+// "globex".
 func mustStoreWithOrg(t *testing.T) *Store {
 	t.Helper()
 	s := MustOpenStore(t)
 	for _, id := range []string{"acme", "globex"} {
-		if _, err := s.AddOrg(Org{ID: id}); err != nil {
-			t.Fatal(err)
-		}
+		mustAddOrg(t, s, id, "", 0)
 	}
 	return s
 }

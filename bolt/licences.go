@@ -3,7 +3,6 @@ package bolt
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -72,15 +71,11 @@ func (s *Store) GrantLicence(orgID, dataset, mode string, now time.Time) (Licenc
 		if d.Owner == orgID {
 			return errorf(ErrInvalid, nil, "organisation %s owns dataset %s: an owner reads its own datasets without a licence", orgID, dataset)
 		}
-		v, err := json.Marshal(l)
-		if err != nil {
-			return err
-		}
 		b, err := tx.CreateBucketIfNotExists(bucketLicences)
 		if err != nil {
 			return err
 		}
-		return b.Put(licenceKey(orgID, dataset), v)
+		return putJSON(b, licenceKey(orgID, dataset), l)
 	})
 	if err != nil {
 		return Licence{}, err

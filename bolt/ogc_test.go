@@ -12,9 +12,7 @@ import (
 func ogcStore(t *testing.T) *Store {
 	t.Helper()
 	s := MustOpenStore(t)
-	if _, err := s.AddOrg(Org{ID: "acme", Plan: "pro"}); err != nil {
-		t.Fatal(err)
-	}
+	mustAddOrg(t, s, "acme", "pro", 0)
 	feat := func(frame uint64, i int) []byte {
 		return fmt.Appendf(nil, `{"type":"Feature","geometry":{"type":"Point","coordinates":[3.39,6.45]},"properties":{"n":"%d-%d"}}`, frame, i)
 	}

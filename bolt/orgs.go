@@ -189,11 +189,7 @@ func (s *Store) decodeOrg(id string, v []byte) (Org, error) {
 
 // putOrg stores o, which must have been read in tx, back under its id.
 func putOrg(tx *bbolt.Tx, o Org) error {
-	v, err := json.Marshal(orgRecord(o))
-	if err != nil {
-		return err
-	}
-	return tx.Bucket(bucketOrgs).Put([]byte(o.ID), v)
+	return putJSON(tx.Bucket(bucketOrgs), []byte(o.ID), orgRecord(o))
 }
 
 // SetPlan moves the organisation to plan, one of trial, pro and scale, and

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -124,8 +125,19 @@ type Options struct {
 // several goroutines; each exported method is one bbolt transaction, so
 // several writers run one after another and readers never wait for them.
 type Store struct {
+	// db is the open bbolt database. Compact replaces it with the
+	// compacted file's: mu guards the field (held only while reading or
+	// swapping it, never during a transaction) and gen counts the swaps,
+	// so that a write transaction that began on the old database can tell
+	// and start again on the new one (see update and compact.go).
+	mu   sync.RWMutex
 	db   *bbolt.DB
+	gen  atomic.Uint64
 	path string
+	// How the file was opened, for Compact to open the compacted file
+	// the same way.
+	timeout  time.Duration
+	mmapSize int
 
 	// now is the clock for creation and build times; rand is the source of
 	// key secrets and ids. Tests replace them; nil means the real ones.
@@ -201,7 +213,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	db.AllocSize = allocSize
-	s := &Store{db: db, path: path}
+	s := &Store{db: db, path: path, timeout: timeout, mmapSize: mmapSize}
 	if err := s.checkMeta(created); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -308,11 +320,13 @@ func (s *Store) checkMeta(created bool) error {
 // Close closes the file and releases its lock. It waits for running
 // transactions to finish. Calling it again, or on a nil Store, returns nil.
 func (s *Store) Close() error {
-	if s == nil || s.db == nil {
+	if s == nil || s.current() == nil {
 		return nil
 	}
 	var err error
 	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		if cerr := s.db.Close(); cerr != nil {
 			err = fmt.Errorf("close data file %q: %w", s.path, cerr)
 		}
@@ -336,8 +350,33 @@ func (s *Store) clock() time.Time {
 func (s *Store) view(fn func(*bbolt.Tx) error) (err error) {
 	defer s.recoverCorrupt(&err)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	return s.wrap(s.db.View(fn))
+	for {
+		db, _ := s.currentGen()
+		err := db.View(fn)
+		if errors.Is(err, bberrors.ErrDatabaseNotOpen) && s.current() != db {
+			continue // Compact closed it after swapping in the compacted file
+		}
+		return s.wrap(err)
+	}
 }
+
+// current returns the open bbolt database.
+func (s *Store) current() *bbolt.DB {
+	db, _ := s.currentGen()
+	return db
+}
+
+// currentGen returns the open bbolt database and the number of swaps
+// before it.
+func (s *Store) currentGen() (*bbolt.DB, uint64) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.db, s.gen.Load()
+}
+
+// errSwapped ends a write transaction that began on a database Compact
+// has since replaced; update starts it again on the new one.
+var errSwapped = errors.New("data file was swapped for its compacted copy")
 
 // viewValue runs read in a read transaction, as view does, and returns
 // what it read; the zero value with an error.
@@ -369,7 +408,19 @@ func lookup(tx *bbolt.Tx, bucket []byte, key string) []byte {
 func (s *Store) update(fn func(*bbolt.Tx) error) (err error) {
 	defer s.recoverCorrupt(&err)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	return s.wrap(s.db.Update(fn))
+	for {
+		db, gen := s.currentGen()
+		err := db.Update(func(tx *bbolt.Tx) error {
+			if s.gen.Load() != gen {
+				return errSwapped
+			}
+			return fn(tx)
+		})
+		if errors.Is(err, errSwapped) || errors.Is(err, bberrors.ErrDatabaseNotOpen) && s.current() != db {
+			continue
+		}
+		return s.wrap(err)
+	}
 }
 
 func (s *Store) recoverCorrupt(err *error) {

@@ -54,7 +54,7 @@ var testRuns = []grid.Run{
 }
 
 // makeStoreFile makes a closed data file holding testRuns, an org and a key.
-func makeStoreFile(t *testing.T) string {
+func makeStoreFile(t testing.TB) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "frames.db")
 	s, err := Open(path, Options{Create: true})

@@ -76,7 +76,14 @@ with type number, category or text and aggregation sum, mean or mode, e.g.
 				return err
 			}
 			var v admin.DatasetView
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpDatasetImport, admin.DatasetImport{Manifest: m}, &v); err != nil {
+			if ingest.UsesStdin(m) {
+				// A server cannot read this command's standard input:
+				// the command imports itself (see importStdin).
+				var err error
+				if v, err = importStdin(cmd, data, m); err != nil {
+					return err
+				}
+			} else if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpDatasetImport, admin.DatasetImport{Manifest: m}, &v); err != nil {
 				return err
 			}
 			if asJSON {
@@ -141,6 +148,11 @@ func manifestFromFlags(m *ingest.Manifest, fl importFlags) error {
 		dst  *string
 	}{{fl.csv, &in.CSV}, {fl.features, &in.Features}, {fl.zones, &in.Zones}, {fl.raster, &in.Raster}} {
 		if p.path == "" {
+			continue
+		}
+		if p.path == ingest.Stdin {
+			*p.dst = ingest.Stdin
+			n++
 			continue
 		}
 		abs, err := absPath(p.path)

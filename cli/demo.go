@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -44,12 +45,12 @@ or SIGTERM.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
-			secret, err := prepareDemo(cmd.Context(), outline, o.Data, out, cmd.ErrOrStderr())
+			creds, err := prepareDemo(cmd.Context(), outline, o.Data, out, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			return serve(cmd.Context(), o, log, func(addr string, frames int) {
-				printDemoBanner(out, addr, frames, secret)
+				printDemoBanner(out, addr, frames, creds)
 			})
 		},
 	}
@@ -57,14 +58,25 @@ or SIGTERM.`,
 	return cmd
 }
 
+// demoUser is the demo organisation's owner in the web application.
+const demoUser = "demo"
+
+// demoCreds are what a demo run prints: a fresh API key and a fresh
+// one-time password of the demo owner.
+type demoCreds struct {
+	Secret   string // the API key
+	Password string // the demo owner's one-time password
+}
+
 // prepareDemo builds the demo file when it is missing, makes sure the demo
-// organisation exists, and mints a demo key, returning its secret.
-func prepareDemo(ctx context.Context, outline []byte, data string, out, stderr io.Writer) (string, error) {
+// organisation exists, mints a demo key and issues the demo owner (made on
+// the first run) a one-time password, returning both.
+func prepareDemo(ctx context.Context, outline []byte, data string, out, stderr io.Writer) (demoCreds, error) {
 	_, statErr := os.Stat(data)
 	fresh := errors.Is(statErr, os.ErrNotExist)
 	store, err := bolt.Open(data, bolt.Options{Create: fresh})
 	if err != nil {
-		return "", err
+		return demoCreds{}, err
 	}
 	defer store.Close()
 	ops := &admin.Ops{Store: store, Progress: newProgress(stderr)}
@@ -73,11 +85,11 @@ func prepareDemo(ctx context.Context, outline []byte, data string, out, stderr i
 		t := time.Now()
 		info, err := ops.BuildGrid(ctx, bytes.NewReader(outline), demoSource)
 		if err != nil {
-			return "", fmt.Errorf("build demo grid: %w", err)
+			return demoCreds{}, fmt.Errorf("build demo grid: %w", err)
 		}
 		fmt.Fprintf(out, "Built %d frames in %.1f s.\n", info.Frames, time.Since(t).Seconds())
 	} else if err != nil {
-		return "", err
+		return demoCreds{}, err
 	}
 	if _, err := store.Dataset(demo.DatasetAdmin); errors.Is(err, bolt.ErrNotFound) {
 		fmt.Fprintln(out, "Building the synthetic national demo datasets (first run only)...")
@@ -88,23 +100,45 @@ func prepareDemo(ctx context.Context, outline []byte, data string, out, stderr i
 			}
 		})
 		if err != nil {
-			return "", fmt.Errorf("build demo datasets: %w", err)
+			return demoCreds{}, fmt.Errorf("build demo datasets: %w", err)
 		}
 		fmt.Fprintf(out, "Built %d datasets in %.1f s.\n", len(sum.Datasets), time.Since(t).Seconds())
 	} else if err != nil {
-		return "", err
+		return demoCreds{}, err
 	}
 	_, secret, err := store.MintKey(bolt.MintRequest{OrgID: demo.OrgDemo, Preset: "full", Name: "demo", Now: time.Now().UTC()})
-	return secret, err
+	if err != nil {
+		return demoCreds{}, err
+	}
+	// The demo owner signs in to the web application with a one-time
+	// password, new on every run like the key (and chooses their own).
+	op, args := admin.OpUserAdd, any(admin.UserAdd{Name: demoUser, OrgID: demo.OrgDemo, Role: bolt.RoleOwner})
+	if _, err := store.User(demoUser); err == nil {
+		op, args = admin.OpUserReset, admin.UserReset{Name: demoUser}
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return demoCreds{}, err
+	}
+	res, err := ops.Do(ctx, op, raw)
+	if err != nil {
+		return demoCreds{}, fmt.Errorf("demo owner %q: %w", demoUser, err)
+	}
+	return demoCreds{Secret: secret, Password: res.(admin.UserIssued).Password}, nil
 }
 
-func printDemoBanner(w io.Writer, addr string, frames int, secret string) {
+func printDemoBanner(w io.Writer, addr string, frames int, creds demoCreds) {
 	base := "http://" + addr
+	secret := creds.Secret
 	fmt.Fprintf(w, `
 frameindex demo: serving %d frames on %s (the 30-arc-second lattice over Nigeria)
 
 Demo API key (organisation "demo", full preset, valid 90 days; shown once):
   %s
+
+Web application (members, keys, usage and credits): %s/console/
+  sign in as "%s" with the one-time password  %s
+  (shown once; you choose your own password at first sign-in, and each demo run issues a new one)
 
 Try:
   curl -H "Authorization: Bearer %s" "%s/v1/frames/at?lat=6.4541&lon=3.3947"
@@ -119,5 +153,5 @@ belongs to "geodata" and is licensed to "demo" per query: each data call it
 contributes to costs 1 of the 50 demo credits, then it is left out.
 
 Stop with Ctrl-C.
-`, frames, base, secret, secret, base, secret, base, secret, base, secret, base, base)
+`, frames, base, secret, base, demoUser, creds.Password, secret, base, secret, base, secret, base, secret, base, base)
 }

@@ -17,8 +17,10 @@ import (
 // otherwise by opening the file itself (creating it only when create is
 // set). The result is decoded into out either way, so both paths print the
 // same thing.
-func runOp(ctx context.Context, stderr io.Writer, dataPath string, create bool, op string, args, out any) error {
-	err := admin.Call(ctx, dataPath, op, args, out)
+func runOp(ctx context.Context, stderr io.Writer, dataPath string, create bool, op string, args, out any) (err error) {
+	// Ctrl-C or SIGTERM: say so, rather than "context canceled".
+	defer func() { err = interrupted(ctx, "the command", err) }()
+	err = admin.Call(ctx, dataPath, op, args, out)
 	if !errors.Is(err, admin.ErrNoServer) {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"frameindex/admin"
 	"frameindex/bolt"
+	"frameindex/console"
 	"frameindex/handlers"
 	"frameindex/index"
 	"frameindex/limiter"
@@ -229,8 +230,10 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	defer os.Remove(admin.SocketPath(o.Data))
 	adminCtx, stopAdmin := context.WithCancel(context.WithoutCancel(ctx))
 	adminDone := make(chan error, 1)
+	// The admin socket and the web application run the same operations.
+	ops := &admin.Ops{Store: store, Changed: l.changed}
 	go func() {
-		adminDone <- admin.Serve(adminCtx, adminLn, &admin.Ops{Store: store, Changed: l.changed}, log)
+		adminDone <- admin.Serve(adminCtx, adminLn, ops, log)
 	}()
 	defer func() { stopAdmin(); <-adminDone }()
 
@@ -248,10 +251,15 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 		l.wording = true
 		l.loadPlaces()
 	}
+	// The web application; the key lookup records each key's last use in
+	// memory, written to the file every minute and when the server stops.
+	con := console.New(console.Config{Ops: ops, Logger: log})
+	defer con.Close()
+	keys := con.Keys(l.keys.Load)
 	lim := limiter.New(o.Limits, limiter.NewMemory(o.Limits), nil)
 	cfg := handlers.Config{
 		Frames:  func() handlers.FrameIndex { return l.frames.Load() },
-		Keys:    func() handlers.KeyLookup { return l.keys.Load() },
+		Keys:    func() handlers.KeyLookup { return keys },
 		Logger:  log,
 		Limiter: lim,
 		Data:    store,
@@ -274,7 +282,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	if embedder := connectEmbedder(ctx, o, log); embedder != nil {
 		cfg.Embedder = embedder
 	}
-	h := handlers.New(cfg)
+	h := con.Wrap(handlers.New(cfg)) // the web application under /console/, the API elsewhere
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.Addr, err)
@@ -282,7 +290,8 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	srv := handlers.NewHTTPServer(o.Addr, h, log)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	log.Info("serving", "addr", ln.Addr().String(), "data", o.Data, "frames", ix.Len(),
+	b := Build()
+	log.Info("serving", "version", b.Version, "commit", b.Commit, "built", b.Date, "go", b.Go, "addr", ln.Addr().String(), "data", o.Data, "frames", ix.Len(),
 		"keys", l.keys.Load().Len(), "admin_socket", admin.SocketPath(o.Data),
 		"startup_ms", float64(time.Since(start).Microseconds())/1000)
 	if ready != nil {

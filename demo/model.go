@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -426,16 +427,10 @@ func (m *model) assignAdmin(ctx context.Context) error {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b pair) int {
-		if a.lga != b.lga {
-			return int(a.lga) - int(b.lga)
+		if c := cmp.Compare(a.lga, b.lga); c != 0 {
+			return c
 		}
-		switch {
-		case a.seed < b.seed:
-			return -1
-		case a.seed > b.seed:
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.seed, b.seed)
 	})
 	n := int32(0)
 	for k, p := range keys {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -403,15 +404,7 @@ func TestPolygonsAgainstBruteForce(t *testing.T) {
 	}
 	ix := NewPolygons(frames)
 	byID := slices.Clone(frames)
-	slices.SortFunc(byID, func(a, b grid.Frame) int {
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(byID, func(a, b grid.Frame) int { return cmp.Compare(a.ID, b.ID) })
 	area := grid.Box{MinLon: -0.2, MinLat: -0.2, MaxLon: 2.2, MaxLat: 2.2}
 	for i := 0; i < 300; i++ {
 		b := randomBox(rng, area, i)

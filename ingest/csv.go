@@ -21,6 +21,7 @@ import (
 type csvInput struct {
 	im            *importer
 	cr            *csv.Reader
+	lim           *recordLimiter // counts each record's bytes
 	path          string
 	input         int
 	skip          bool
@@ -34,9 +35,12 @@ type csvInput struct {
 // attributes its columns give.
 func (im *importer) openCSV(r io.Reader, path string, input int, skip bool) (*csvInput, error) {
 	im.register(path, input, inputCSV)
-	cr := csv.NewReader(bufio.NewReaderSize(r, 256<<10))
+	// No line, nor record of several lines, may pass MaxRecordBytes (plus
+	// what the buffer has read ahead).
+	lim := &recordLimiter{r: r, maxLine: MaxRecordBytes, maxRecord: MaxRecordBytes + csvBuffer}
+	cr := csv.NewReader(bufio.NewReaderSize(lim, csvBuffer))
 	cr.ReuseRecord = true
-	c := &csvInput{im: im, cr: cr, path: path, input: input, skip: skip}
+	c := &csvInput{im: im, cr: cr, lim: lim, path: path, input: input, skip: skip}
 	bad, csvErr := c.bad, c.csvErr
 	header, err := cr.Read()
 	if err == io.EOF {
@@ -91,6 +95,7 @@ func (im *importer) openCSV(r io.Reader, path string, input int, skip bool) (*cs
 		return nil, bad(1, "has a lat column but no lon column")
 	}
 	c.header, c.cols, c.idCol, c.latCol, c.lonCol = header, cols, idCol, latCol, lonCol
+	lim.reset()
 	return c, nil
 }
 
@@ -101,12 +106,18 @@ func (c *csvInput) bad(line int, format string, args ...any) error {
 
 // csvErr reports an error of the CSV reader, at its line when it has one.
 func (c *csvInput) csvErr(err error) error {
+	if e := tooLong(err); e != nil {
+		return c.bad(e.line, "%v; a CSV record may be at most %d MiB", e, MaxRecordBytes>>20)
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return c.bad(pe.Line, "%v", pe.Err)
 	}
 	return fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, c.path, err)
 }
+
+// csvBuffer is the read buffer of a CSV input.
+const csvBuffer = 256 << 10
 
 // Column roles of csvInput.cols other than an attribute index.
 const (
@@ -127,8 +138,12 @@ func (c *csvInput) read(ctx context.Context) error {
 			break
 		}
 		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			return csvErr(err)
 		}
+		c.lim.reset()
 		line, _ := cr.FieldPos(0)
 		rows++
 		if rows%4096 == 0 {

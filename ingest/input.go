@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+
+	"frameindex/bolt"
 )
 
 // openInput is an input whose header has been checked, ready to read.
@@ -17,12 +20,43 @@ type openInput struct {
 // system, a raster's georeferencing and bands. The file stays open (closed
 // by im.close).
 func (im *importer) openInput(ctx context.Context, open Opener, i int, in checkedInput) (*openInput, error) {
+	// A directory, a device or an unreadable file is refused here, before
+	// anything is read (CheckInputs, run first, refuses it before any
+	// input is opened).
+	pipe, err := checkSource(in.path, in.kind, true)
+	if err != nil {
+		return nil, fmt.Errorf("%w: input %d: %v", bolt.ErrInvalid, i, err)
+	}
 	if in.kind == inputRaster {
 		return im.openRaster(ctx, in, i)
 	}
 	var src vectorSource
 	var r io.Reader
-	if in.kind != inputCSV {
+	if in.kind != inputCSV && pipe {
+		// A pipe or standard input can be read once: sniff its format
+		// from the buffered first bytes.
+		rd, closeFn, err := open(in.path, "reading "+inputName(in.path))
+		if err != nil {
+			return nil, err
+		}
+		im.closers = append(im.closers, closeFn)
+		br := bufio.NewReaderSize(rd, 1<<20)
+		head, err := br.Peek(4096)
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, in.path, err)
+		}
+		switch sniffVector(in.path, head) {
+		case vectorShapefile, vectorGeoPackage:
+			return nil, fmt.Errorf("%w: %s: a GeoPackage or shapefile cannot be read from a pipe (it needs a file to seek in): give the file, or convert on the way (ogr2ogr -f GeoJSONSeq /vsistdout/ …)", bolt.ErrInvalid, in.path)
+		case vectorSeq:
+			src = &seqSource{r: br, path: in.path}
+		default:
+			src = &geojsonSource{r: br, path: in.path}
+		}
+	} else if in.kind != inputCSV {
 		head, _ := openHead(in.path) // an unreadable file is reported by open
 		kind := sniffVector(in.path, head)
 		if kind == vectorShapefile || kind == vectorGeoPackage {

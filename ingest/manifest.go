@@ -155,7 +155,7 @@ func ReadManifest(path string) (Manifest, error) {
 		return m, fmt.Errorf("%w: manifest %s: %v", bolt.ErrInvalid, path, err)
 	}
 	abs := func(p string) string {
-		if p == "" || filepath.IsAbs(p) {
+		if p == "" || p == Stdin || filepath.IsAbs(p) {
 			return p
 		}
 		return filepath.Join(dir, p)
@@ -285,6 +285,7 @@ func checkManifest(m Manifest) (bolt.Dataset, []checkedInput, error) {
 	}
 	var ins []checkedInput
 	var names []string
+	stdinInputs := 0
 	for i, in := range m.Inputs {
 		c := checkedInput{count: -1, attr: -1}
 		n := 0
@@ -296,7 +297,11 @@ func checkManifest(m Manifest) (bolt.Dataset, []checkedInput, error) {
 		if n != 1 {
 			return bad("input %d: give exactly one of csv, features, zones and raster", i)
 		}
-		if !filepath.IsAbs(c.path) {
+		if c.path == Stdin {
+			if stdinInputs++; stdinInputs > 1 {
+				return bad("input %d: standard input (\"-\") can feed one input only", i)
+			}
+		} else if !filepath.IsAbs(c.path) {
 			return bad("input %d: path %q must be absolute", i, c.path)
 		}
 		where := fmt.Sprintf("input %d (%s)", i, c.path)

@@ -76,7 +76,22 @@ type geojsonSource struct {
 }
 
 func (s *geojsonSource) each(ctx context.Context, fn func(int, grid.InFeature) error) error {
-	err := grid.ReadRawFeatures(s.r, fn)
+	// No feature may pass MaxRecordBytes (plus the read-ahead of the
+	// buffers above): the count restarts at each feature.
+	lim := &recordLimiter{r: s.r, maxRecord: MaxRecordBytes + 1<<20}
+	next := 0
+	err := grid.ReadRawFeatures(lim, func(i int, f grid.InFeature) error {
+		lim.reset()
+		next = i + 1
+		return fn(i, f)
+	})
+	if e := tooLong(err); e != nil {
+		return fmt.Errorf("%w: %s feature %d (by line %d): more than %d MiB of JSON; a feature may be at most %d MiB",
+			bolt.ErrInvalid, s.path, next, e.line, MaxRecordBytes>>20, MaxRecordBytes>>20)
+	}
+	if err != nil && ctx.Err() != nil && !errors.Is(err, bolt.ErrInvalid) {
+		return ctx.Err()
+	}
 	if err != nil && !errors.Is(err, bolt.ErrInvalid) && ctx.Err() == nil {
 		err = fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, s.path, err)
 	}
@@ -86,7 +101,7 @@ func (s *geojsonSource) fields() []string { return nil }
 func (s *geojsonSource) describe() string { return "GeoJSON" }
 
 // maxLineBytes bounds one line of a GeoJSON text sequence: one feature.
-const maxLineBytes = 64 << 20
+const maxLineBytes = MaxRecordBytes
 
 // seqSource reads a GeoJSON text sequence: one Feature per line (RFC 8142's
 // record separator 0x1E before each is allowed); blank lines are skipped.

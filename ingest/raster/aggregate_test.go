@@ -10,14 +10,15 @@ import (
 	"frameindex/grid"
 )
 
-// bruteFrames aggregates by the definition, independently of the package's
-// span tables: every pixel against every frame it may touch, overlap areas
-// computed in degrees.
-func bruteFrames(w, h int, vals []float64, x0, y0, dx, dy float64, agg Aggregation) map[uint64]float64 {
-	type acc struct{ s, a float64 }
-	sums := map[uint64]*acc{}
-	modes := map[uint64]map[float64]float64{}
-	const tiny = 1e-9 / grid.CellsPerDegree // overlaps below this are rounding
+// cell is a frame's width in degrees.
+const cell = 1.0 / grid.CellsPerDegree
+
+// eachOverlap calls fn, in scan order, for every valid (not NaN) pixel of
+// a w x h raster of dx x dy degree pixels from the corner (x0, y0) and
+// every frame it overlaps, with the overlap's area in square degrees.
+// Overlaps thinner than 1e-9 of a frame are rounding and left out.
+func eachOverlap(w, h int, vals []float64, x0, y0, dx, dy float64, fn func(v float64, id uint64, area float64)) {
+	const tiny = 1e-9 / grid.CellsPerDegree
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			v := vals[y*w+x]
@@ -33,30 +34,39 @@ func bruteFrames(w, h int, vals []float64, x0, y0, dx, dy float64, agg Aggregati
 					b := grid.CellBox(row, col)
 					ox := math.Min(east, b.MaxLon) - math.Max(west, b.MinLon)
 					oy := math.Min(north, b.MaxLat) - math.Max(south, b.MinLat)
-					if ox <= tiny || oy <= tiny {
-						continue
-					}
-					id := grid.CellID(row, col)
-					area := ox * oy
-					switch agg {
-					case Sum, Mean:
-						a := sums[id]
-						if a == nil {
-							a = &acc{}
-							sums[id] = a
-						}
-						a.s += v * area
-						a.a += area
-					case Mode:
-						if modes[id] == nil {
-							modes[id] = map[float64]float64{}
-						}
-						modes[id][v] += area
+					if ox > tiny && oy > tiny {
+						fn(v, grid.CellID(row, col), ox*oy)
 					}
 				}
 			}
 		}
 	}
+}
+
+// bruteFrames aggregates by the definition, independently of the package's
+// span tables: every pixel against every frame it may touch, overlap areas
+// computed in degrees.
+func bruteFrames(w, h int, vals []float64, x0, y0, dx, dy float64, agg Aggregation) map[uint64]float64 {
+	type acc struct{ s, a float64 }
+	sums := map[uint64]*acc{}
+	modes := map[uint64]map[float64]float64{}
+	eachOverlap(w, h, vals, x0, y0, dx, dy, func(v float64, id uint64, area float64) {
+		switch agg {
+		case Sum, Mean:
+			a := sums[id]
+			if a == nil {
+				a = &acc{}
+				sums[id] = a
+			}
+			a.s += v * area
+			a.a += area
+		case Mode:
+			if modes[id] == nil {
+				modes[id] = map[float64]float64{}
+			}
+			modes[id][v] += area
+		}
+	})
 	out := map[uint64]float64{}
 	for id, a := range sums {
 		if agg == Sum {
@@ -129,7 +139,6 @@ func compareFrames(t *testing.T, got, want map[uint64]float64, rel, scale float6
 }
 
 func TestFramesAgainstDefinition(t *testing.T) {
-	const cell = 1.0 / grid.CellsPerDegree
 	tests := []struct {
 		name           string
 		w, h           int
@@ -225,7 +234,6 @@ func TestSumKeepsTotal(t *testing.T) {
 
 // TestAlignedCellValues spells out a 3 arc-second case by hand.
 func TestAlignedCellValues(t *testing.T) {
-	const cell = 1.0 / grid.CellsPerDegree
 	w, h := 20, 10 // 2 frames side by side
 	vals := make([]float64, w*h)
 	for i := range vals {
@@ -269,7 +277,6 @@ func TestAlignedCellValues(t *testing.T) {
 }
 
 func TestModeTies(t *testing.T) {
-	const cell = 1.0 / grid.CellsPerDegree
 	// One frame of 2×2 pixels: two 5s and two 3s; the tie goes to 3.
 	vals := []float64{5, 3, 3, 5}
 	o := defaultOpts()

@@ -163,21 +163,24 @@ func gdalFrames(t *testing.T, src, dst, method string, b grid.Box) map[uint64]fl
 	return out
 }
 
+// warpGrids are the pixel grids the gdalwarp oracles compare on: w x h
+// pixels of dx x dy degrees from the corner (x0, y0), PixelIsPoint when
+// point is set.
+var warpGrids = []struct {
+	name           string
+	w, h           int
+	x0, y0, dx, dy float64
+	point          bool
+}{
+	{"aligned 3 arc-seconds", 120, 90, 3 + 17*cell, 10 - 5*cell, cell / 10, cell / 10, false},
+	{"unaligned 1/97 offset a third", 61, 47, 3 + 1.0/97/3, 10 - 1.0/97/3, 1.0 / 97, 1.0 / 97, false},
+	{"pixels larger than a frame 1/50", 23, 19, 3 + 1.0/50/3, 10 - 1.0/50/7, 1.0 / 50, 1.0 / 50, false},
+	{"non-square PixelIsPoint", 50, 40, 3.0002, 9.9997, 1.0 / 1000, 1.0 / 700, true},
+}
+
 func TestGDALWarpOracle(t *testing.T) {
 	needGDAL(t)
 	dir := t.TempDir()
-	const cell = 1.0 / grid.CellsPerDegree
-	grids := []struct {
-		name           string
-		w, h           int
-		x0, y0, dx, dy float64
-		point          bool
-	}{
-		{"aligned 3 arc-seconds", 120, 90, 3 + 17*cell, 10 - 5*cell, cell / 10, cell / 10, false},
-		{"unaligned 1/97 offset a third", 61, 47, 3 + 1.0/97/3, 10 - 1.0/97/3, 1.0 / 97, 1.0 / 97, false},
-		{"pixels larger than a frame 1/50", 23, 19, 3 + 1.0/50/3, 10 - 1.0/50/7, 1.0 / 50, 1.0 / 50, false},
-		{"non-square PixelIsPoint", 50, 40, 3.0002, 9.9997, 1.0 / 1000, 1.0 / 700, true},
-	}
 	encodings := []struct {
 		name string
 		kind sampleKind
@@ -187,7 +190,7 @@ func TestGDALWarpOracle(t *testing.T) {
 		{"int16 striped Deflate pred2 BigTIFF", kI16, []string{"COMPRESS=DEFLATE", "PREDICTOR=2", "BIGTIFF=YES"}},
 	}
 	n := 0
-	for _, g := range grids {
+	for _, g := range warpGrids {
 		for _, e := range encodings {
 			t.Run(g.name+"/"+e.name, func(t *testing.T) {
 				n++
@@ -283,17 +286,10 @@ func dropSlivers(t *testing.T, got, want map[uint64]float64) {
 func TestGDALWarpModeOracle(t *testing.T) {
 	needGDAL(t)
 	dir := t.TempDir()
-	const cell = 1.0 / grid.CellsPerDegree
-	grids := []struct {
-		name           string
-		w, h           int
-		x0, y0, dx, dy float64
-	}{
-		{"aligned 3 arc-seconds", 120, 90, 3 + 17*cell, 10 - 5*cell, cell / 10, cell / 10},
-		{"unaligned 1/97 offset a third", 61, 47, 3 + 1.0/97/3, 10 - 1.0/97/3, 1.0 / 97, 1.0 / 97},
-		{"pixels larger than a frame 1/50", 23, 19, 3 + 1.0/50/3, 10 - 1.0/50/7, 1.0 / 50, 1.0 / 50},
-	}
-	for i, g := range grids {
+	for i, g := range warpGrids {
+		if g.point {
+			continue // the classes below are drawn for area pixels
+		}
 		t.Run(g.name, func(t *testing.T) {
 			vals := make([]float64, g.w*g.h)
 			for k := range vals {
@@ -352,37 +348,17 @@ func gdalCountMode(w, h int, vals []float64, x0, y0, dx, dy float64) map[uint64]
 		max    int
 	}
 	cells := map[uint64]*st{}
-	const tiny = 1e-9 / grid.CellsPerDegree
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			v := vals[y*w+x]
-			if math.IsNaN(v) {
-				continue
-			}
-			west, east := x0+float64(x)*dx, x0+float64(x+1)*dx
-			north, south := y0-float64(y)*dy, y0-float64(y+1)*dy
-			r0, r1 := int((90-north)*grid.CellsPerDegree)-1, int((90-south)*grid.CellsPerDegree)+1
-			c0, c1 := int((west+180)*grid.CellsPerDegree)-1, int((east+180)*grid.CellsPerDegree)+1
-			for row := r0; row <= r1; row++ {
-				for col := c0; col <= c1; col++ {
-					b := grid.CellBox(row, col)
-					if math.Min(east, b.MaxLon)-math.Max(west, b.MinLon) <= tiny || math.Min(north, b.MaxLat)-math.Max(south, b.MinLat) <= tiny {
-						continue
-					}
-					id := grid.CellID(row, col)
-					s := cells[id]
-					if s == nil {
-						s = &st{counts: map[float64]int{}}
-						cells[id] = s
-					}
-					s.counts[v]++
-					if s.counts[v] > s.max {
-						s.best, s.max = v, s.counts[v]
-					}
-				}
-			}
+	eachOverlap(w, h, vals, x0, y0, dx, dy, func(v float64, id uint64, _ float64) {
+		s := cells[id]
+		if s == nil {
+			s = &st{counts: map[float64]int{}}
+			cells[id] = s
 		}
-	}
+		s.counts[v]++
+		if s.counts[v] > s.max {
+			s.best, s.max = v, s.counts[v]
+		}
+	})
 	out := map[uint64]float64{}
 	for id, s := range cells {
 		out[id] = s.best

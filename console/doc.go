@@ -1,0 +1,51 @@
+// Package console is the web application of frameindex, served by the same
+// binary under /console/: people sign in, manage their organisation's
+// members, mint and revoke API keys in the Developers area, and follow
+// their usage and credits. The API (/v1) is for programs with keys; this
+// is for people with passwords, and neither credential opens the other.
+//
+// Every page, stylesheet and script is embedded (go:embed): nothing is
+// fetched from another host, so it works on an air-gapped network. There
+// is no npm dependency and no build step; charts are SVG drawn on the
+// server, and the one small script only adds copy buttons.
+//
+// Every change goes through admin.Ops.Do, the very operations the command
+// line runs (one code path), under the signed-in person's name, so the
+// audit log records who did what, when and from where. Reads of sessions,
+// last key uses and readable datasets go to the store directly.
+//
+// Security:
+//   - Passwords are argon2id hashes (bolt); a person added or reset gets a
+//     one-time password that must be changed at first sign-in.
+//   - Sessions: a random token in an HttpOnly, SameSite=Strict cookie
+//     limited to /console/ (Secure over TLS, or with
+//     Config.SecureCookies); the file holds its SHA-256 digest. Idle and
+//     absolute expiry (30 minutes, 12 hours by default); sign-out deletes
+//     the session; a password change or reset ends every session of the
+//     person.
+//   - CSRF: every change carries the session's token in a form field (the
+//     sign-in form a double-submitted cookie token), and a browser's
+//     Origin and Sec-Fetch-Site must name this server.
+//   - Failed sign-ins are throttled per account name and per client
+//     address (the peer address: forwarded-for headers are not believed).
+//   - Roles are checked by each handler of a change, whatever the page
+//     showed; every lookup is scoped to the session's organisation, so a
+//     key or a member of another organisation is "not found".
+//   - A request with an Authorization header is refused: an API key never
+//     opens the web application, and the session cookie never reaches /v1
+//     (its path is /console/, and the API reads keys only).
+//   - Pages are sent with a strict Content-Security-Policy (scripts and
+//     styles from this server only), no-store caching and no framing.
+//
+// Caveats:
+//   - The last use of a key is kept in memory and written every
+//     Config.FlushEvery and at Close: a crash loses at most that much.
+//   - Throttling state is in memory: a restart forgets it.
+//   - Behind a TLS-terminating proxy, set Config.SecureCookies; the client
+//     address is then the proxy's, so per-address throttling applies to
+//     everyone behind it.
+//   - A person who belongs to several organisations has one password for
+//     all of them: an admin of one may not reset it (an operator can), and
+//     new members are always new people (an operator adds an existing
+//     person to another organisation with `frameindex user add`).
+package console

@@ -1,0 +1,457 @@
+package console
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"frameindex/admin"
+	"frameindex/bolt"
+)
+
+// Cookies. Both are HttpOnly, SameSite=Strict, limited to Prefix, and
+// Secure over TLS (or with Config.SecureCookies).
+const (
+	// cookieSession holds the session token; the file holds its digest.
+	cookieSession = "fi_session"
+	// cookieSignIn holds the sign-in form's CSRF token (double submit):
+	// there is no session yet to hold one.
+	cookieSignIn = "fi_signin"
+)
+
+// tokenLen is the length of a token of newToken.
+const tokenLen = 43
+
+// newToken returns 32 random bytes in unpadded base64url.
+func newToken() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// touchEvery is how stale a session's last-seen time may get before a
+// request writes it again: the idle limit is kept to within this, without
+// a write per request.
+const touchEvery = time.Minute
+
+// maxForm bounds a form body.
+const maxForm = 64 << 10
+
+func (s *Server) routes() {
+	m := s.mux
+	m.HandleFunc("GET /console/{$}", s.handleHome)
+	m.HandleFunc("GET /console/signin", s.handleSignInForm)
+	m.HandleFunc("POST /console/signin", s.handleSignIn)
+	m.HandleFunc("POST /console/signout", s.authed(s.handleSignOut, true))
+	m.HandleFunc("GET /console/password", s.authed(s.handlePasswordForm, true))
+	m.HandleFunc("POST /console/password", s.authed(s.handlePassword, true))
+	m.HandleFunc("POST /console/org", s.authed(s.handleSwitchOrg, false))
+	m.HandleFunc("GET /console/keys", s.authed(s.handleKeys, false))
+	m.HandleFunc("POST /console/keys", s.authed(s.handleMint, false))
+	m.HandleFunc("GET /console/keys/{id}/revoke", s.authed(s.handleRevokeForm, false))
+	m.HandleFunc("POST /console/keys/{id}/revoke", s.authed(s.handleRevoke, false))
+	m.HandleFunc("GET /console/members", s.authed(s.handleMembers, false))
+	m.HandleFunc("POST /console/members", s.authed(s.handleAddMember, false))
+	m.HandleFunc("POST /console/members/{name}/role", s.authed(s.handleRole, false))
+	m.HandleFunc("GET /console/members/{name}/remove", s.authed(s.handleRemoveForm, false))
+	m.HandleFunc("POST /console/members/{name}/remove", s.authed(s.handleRemove, false))
+	m.HandleFunc("GET /console/members/{name}/reset", s.authed(s.handleResetForm, false))
+	m.HandleFunc("POST /console/members/{name}/reset", s.authed(s.handleReset, false))
+	m.HandleFunc("GET /console/usage", s.authed(s.handleUsage, false))
+	m.HandleFunc("GET /console/audit", s.authed(s.handleAudit, false))
+	m.HandleFunc("GET /console/static/{file}", s.handleStatic)
+	m.HandleFunc("/console/", func(w http.ResponseWriter, r *http.Request) {
+		s.errorPage(w, r, http.StatusNotFound, "Page not found", "There is no page at this address.")
+	})
+}
+
+func (s *Server) secureRequest(r *http.Request) bool { return s.secure || r.TLS != nil }
+
+func (s *Server) setCookie(w http.ResponseWriter, r *http.Request, name, value string) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: Prefix, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: s.secureRequest(r)})
+}
+
+func (s *Server) clearCookie(w http.ResponseWriter, r *http.Request, name string) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: Prefix, MaxAge: -1, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: s.secureRequest(r)})
+}
+
+func cookieValue(r *http.Request, name string) string {
+	c, err := r.Cookie(name)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+// sameOrigin refuses a change sent from another site: a browser sends
+// Sec-Fetch-Site and Origin with a form post, and both must say it came
+// from a page of this server. Requests without them (tools, old browsers)
+// rest on the CSRF token alone.
+func sameOrigin(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+	default:
+		return false
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || u.Host != r.Host {
+			return false
+		}
+	}
+	return true
+}
+
+// parseForm reads a form body of at most maxForm bytes.
+func parseForm(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	return r.ParseForm()
+}
+
+// checkCSRF reports whether the request carries want as its CSRF token, in
+// the form field "csrf" or the X-CSRF-Token header, and comes from this
+// server's own pages.
+func checkCSRF(r *http.Request, want string) bool {
+	got := r.PostFormValue("csrf")
+	if got == "" {
+		got = r.Header.Get("X-CSRF-Token")
+	}
+	return want != "" && got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1 && sameOrigin(r)
+}
+
+// refuseCSRF answers a change that lacks a valid CSRF token.
+func (s *Server) refuseCSRF(w http.ResponseWriter, r *http.Request) {
+	s.errorPage(w, r, http.StatusForbidden, "This form has expired",
+		"The change was refused because the form's security token was missing or did not match. Go back, reload the page and try again.")
+}
+
+// authed wraps h with the session check: a page needs a live session (or
+// goes to the sign-in page), a change needs the session's CSRF token too.
+// A person who signed in with a one-time password can reach only the
+// handlers marked mustChangeOK until they chose a password.
+func (s *Server) authed(h http.HandlerFunc, mustChangeOK bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		token := cookieValue(r, cookieSession)
+		now := s.now()
+		se, u, err := s.store.Session(token, now, s.limits)
+		if err != nil {
+			if !errors.Is(err, bolt.ErrNotFound) && !errors.Is(err, bolt.ErrSessionExpired) {
+				s.fail(w, r, err)
+				return
+			}
+			if token != "" {
+				s.clearCookie(w, r, cookieSession)
+			}
+			msg := ""
+			if errors.Is(err, bolt.ErrSessionExpired) {
+				msg = "expired"
+			}
+			if r.Method != http.MethodGet {
+				s.errorPage(w, r, http.StatusUnauthorized, "You are signed out",
+					"Your session has ended, so nothing was changed. Sign in again and repeat the change.")
+				return
+			}
+			q := url.Values{}
+			q.Set("next", r.URL.Path)
+			if msg != "" {
+				q.Set("msg", msg)
+			}
+			http.Redirect(w, r, Prefix+"signin?"+q.Encode(), http.StatusSeeOther)
+			return
+		}
+		rq := requestOf(r)
+		rq.token, rq.se, rq.u, rq.user, rq.org = token, se, u, u.Name, se.Org
+		rq.role, _ = u.Role(se.Org)
+		if r.Method != http.MethodGet {
+			if err := parseForm(w, r); err != nil {
+				s.errorPage(w, r, http.StatusBadRequest, "The form could not be read", "The form was too large or malformed.")
+				return
+			}
+			if !checkCSRF(r, se.CSRF) {
+				s.refuseCSRF(w, r)
+				return
+			}
+		}
+		if u.MustChange && !mustChangeOK {
+			http.Redirect(w, r, Prefix+"password", http.StatusSeeOther)
+			return
+		}
+		if now.Sub(se.Seen) >= touchEvery {
+			if err := s.store.TouchSession(token, now); err != nil {
+				s.log.Error("console: recording a session's activity failed", "err", err)
+			}
+		}
+		h(w, r)
+	}
+}
+
+// actorCtx is the request's context carrying the signed-in person as the
+// actor the audit log records.
+func (s *Server) actorCtx(r *http.Request) *http.Request {
+	rq := requestOf(r)
+	return r.WithContext(admin.WithActor(r.Context(), admin.Actor{User: rq.user, Org: rq.org, Addr: clientAddr(r)}))
+}
+
+// do runs an operation as the signed-in person: the very code path of the
+// command line (admin.Ops.Do), audited under the person's name.
+func (s *Server) do(r *http.Request, op string, args any) (any, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	r = s.actorCtx(r)
+	return s.ops.Do(r.Context(), op, raw)
+}
+
+// deny refuses an action the person's role does not allow, records the
+// refusal in the audit log and says why.
+func (s *Server) deny(w http.ResponseWriter, r *http.Request, action, target, why string) {
+	rq := requestOf(r)
+	r = s.actorCtx(r)
+	s.ops.Record(r.Context(), bolt.AuditEntry{Action: action, Target: target, Outcome: bolt.AuditRefused,
+		Reason: "role " + rq.role + ": " + why})
+	s.errorPage(w, r, http.StatusForbidden, "Not allowed", "Your role in "+rq.org+" is "+rq.role+": "+why+".")
+}
+
+// localNext returns next when it is a page of the web application, so a
+// sign-in never redirects elsewhere.
+func localNext(next string) string {
+	if strings.HasPrefix(next, Prefix) && path.Clean(next) == strings.TrimSuffix(next, "/") && !strings.HasPrefix(next, Prefix+"signin") &&
+		!strings.Contains(next, "//") && !strings.ContainsAny(next, "\\\r\n") {
+		return next
+	}
+	return Prefix + "keys"
+}
+
+func (s *Server) handleHome(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, Prefix+"keys", http.StatusSeeOther)
+}
+
+// signInData is what the sign-in page shows.
+type signInData struct {
+	Login string
+	Next  string
+}
+
+var signInMessages = map[string]string{
+	"expired":   "Your session expired. Sign in again.",
+	"signedout": "You are signed out.",
+	"password":  "Your password was changed. Sign in with the new one.",
+}
+
+func (s *Server) handleSignInForm(w http.ResponseWriter, r *http.Request) {
+	s.renderSignIn(w, r, http.StatusOK, signInData{Next: r.URL.Query().Get("next")}, signInMessages[r.URL.Query().Get("msg")], "")
+}
+
+func (s *Server) renderSignIn(w http.ResponseWriter, r *http.Request, status int, d signInData, flash, errText string) {
+	token := cookieValue(r, cookieSignIn)
+	if len(token) != tokenLen {
+		var err error
+		if token, err = newToken(); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		s.setCookie(w, r, cookieSignIn, token)
+	}
+	p := s.newPage(r, "Sign in", "")
+	p.CSRF, p.Flash, p.Error, p.Data = token, flash, errText, d
+	s.render(w, r, status, "signin", p)
+}
+
+func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
+	if err := parseForm(w, r); err != nil {
+		s.errorPage(w, r, http.StatusBadRequest, "The form could not be read", "The form was too large or malformed.")
+		return
+	}
+	if !checkCSRF(r, cookieValue(r, cookieSignIn)) {
+		s.refuseCSRF(w, r)
+		return
+	}
+	login := strings.TrimSpace(r.PostFormValue("login"))
+	password := r.PostFormValue("password")
+	d := signInData{Login: login, Next: r.PostFormValue("next")}
+	now := s.now()
+	addr := clientAddr(r)
+	acct := strings.ToLower(login)
+	if wait := s.throttle.wait(acct, addr, now); wait > 0 {
+		secs := int(wait.Round(time.Second) / time.Second)
+		if secs < 1 {
+			secs = 1
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		s.log.Warn("console: sign-in throttled", "addr", addr)
+		s.renderSignIn(w, r, http.StatusTooManyRequests, d, "",
+			"Too many failed sign-ins. Wait "+waitText(secs)+" and try again.")
+		return
+	}
+	u, err := s.store.SignIn(login, password, now)
+	audit := bolt.AuditEntry{Actor: clip(login, 64), Action: "signin", Addr: addr}
+	if audit.Actor == "" {
+		audit.Actor = "(no name)"
+	}
+	switch {
+	case errors.Is(err, bolt.ErrBadSignIn):
+		s.throttle.fail(acct, addr, now)
+		audit.Outcome, audit.Reason = bolt.AuditRefused, "wrong user name, e-mail address or password"
+		// A failure on a real account shows in its organisations' logs,
+		// for their owners to see.
+		if known, err := s.store.UserByLogin(login); err == nil {
+			audit.Target = known.Name
+			for _, m := range known.Orgs {
+				audit.Org = m.Org
+				s.ops.Record(r.Context(), audit)
+			}
+		} else {
+			s.ops.Record(r.Context(), audit)
+		}
+		s.renderSignIn(w, r, http.StatusUnauthorized, d, "", "Wrong user name, e-mail address or password.")
+		return
+	case errors.Is(err, bolt.ErrPasswordExpired):
+		audit.Outcome, audit.Reason = bolt.AuditRefused, "one-time password expired"
+		s.ops.Record(r.Context(), audit)
+		s.renderSignIn(w, r, http.StatusUnauthorized, d, "",
+			"Your one-time password has expired. Ask an administrator of your organisation for a new one.")
+		return
+	case err != nil:
+		s.fail(w, r, err)
+		return
+	}
+	s.throttle.succeed(acct)
+	org := u.Orgs[0].Org
+	token, se, err := s.store.CreateSession(u.Name, org, addr, now)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.clearCookie(w, r, cookieSignIn)
+	s.setCookie(w, r, cookieSession, token)
+	rq := requestOf(r)
+	rq.user, rq.org = u.Name, se.Org
+	audit.Actor, audit.Org, audit.Outcome = u.Name, se.Org, bolt.AuditOK
+	s.ops.Record(r.Context(), audit)
+	if u.MustChange {
+		http.Redirect(w, r, Prefix+"password", http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, localNext(d.Next), http.StatusSeeOther)
+}
+
+// waitText says how long to wait, in words.
+func waitText(secs int) string {
+	if secs < 90 {
+		return strconv.Itoa(secs) + " seconds"
+	}
+	return strconv.Itoa((secs+59)/60) + " minutes"
+}
+
+// clip cuts s to n bytes of valid UTF-8.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
+
+func (s *Server) handleSignOut(w http.ResponseWriter, r *http.Request) {
+	rq := requestOf(r)
+	if err := s.store.EndSession(rq.token); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.clearCookie(w, r, cookieSession)
+	r = s.actorCtx(r)
+	s.ops.Record(r.Context(), bolt.AuditEntry{Action: "signout", Outcome: bolt.AuditOK})
+	http.Redirect(w, r, Prefix+"signin?msg=signedout", http.StatusSeeOther)
+}
+
+// passwordData is what the password page shows.
+type passwordData struct {
+	Forced bool
+	MinLen int
+}
+
+func (s *Server) handlePasswordForm(w http.ResponseWriter, r *http.Request) {
+	s.renderPassword(w, r, http.StatusOK, "")
+}
+
+func (s *Server) renderPassword(w http.ResponseWriter, r *http.Request, status int, errText string) {
+	rq := requestOf(r)
+	p := s.newPage(r, "Change your password", "password")
+	p.Error = errText
+	p.Data = passwordData{Forced: rq.u.MustChange, MinLen: bolt.MinPasswordLen}
+	s.render(w, r, status, "password", p)
+}
+
+func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) {
+	rq := requestOf(r)
+	now := s.now()
+	addr := clientAddr(r)
+	if wait := s.throttle.wait(rq.user, addr, now); wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait/time.Second))))
+		s.renderPassword(w, r, http.StatusTooManyRequests, "Too many wrong passwords. Wait "+waitText(max(1, int(wait/time.Second)))+" and try again.")
+		return
+	}
+	current, next, confirm := r.PostFormValue("current"), r.PostFormValue("new"), r.PostFormValue("confirm")
+	if next != confirm {
+		s.renderPassword(w, r, http.StatusBadRequest, "The new password and its confirmation differ.")
+		return
+	}
+	_, err := s.do(r, admin.OpUserPassword, admin.UserPassword{Name: rq.user, Current: current, New: next})
+	switch {
+	case errors.Is(err, bolt.ErrBadSignIn):
+		s.throttle.fail(rq.user, addr, now)
+		s.renderPassword(w, r, http.StatusBadRequest, "The current password is wrong.")
+		return
+	case errors.Is(err, bolt.ErrInvalid):
+		s.renderPassword(w, r, http.StatusBadRequest, personMessage(err))
+		return
+	case err != nil:
+		s.fail(w, r, err)
+		return
+	}
+	s.throttle.succeed(rq.user)
+	// Every session of the person ended with the change: start a new one
+	// here, so this browser stays signed in and any other is signed out.
+	token, _, err := s.store.CreateSession(rq.user, rq.org, addr, now)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.setCookie(w, r, cookieSession, token)
+	http.Redirect(w, r, Prefix+"keys?msg=password", http.StatusSeeOther)
+}
+
+func (s *Server) handleSwitchOrg(w http.ResponseWriter, r *http.Request) {
+	rq := requestOf(r)
+	org := r.PostFormValue("org")
+	if _, err := s.store.SetSessionOrg(rq.token, org); err != nil {
+		if errors.Is(err, bolt.ErrNotFound) {
+			s.errorPage(w, r, http.StatusNotFound, "No such organisation", "You do not belong to that organisation.")
+			return
+		}
+		s.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, Prefix+"keys", http.StatusSeeOther)
+}
+
+// personMessage is an operation's refusal as a sentence for a person.
+func personMessage(err error) string {
+	msg := err.Error()
+	if msg == "" {
+		return "The change was refused."
+	}
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
+}
