@@ -160,16 +160,9 @@ func FuzzDecodeKey(f *testing.F) {
 // FuzzOpen opens arbitrary file contents: Open and the reads after it must
 // return errors, never panic or crash.
 func FuzzOpen(f *testing.F) {
-	dir := f.TempDir()
-	path := filepath.Join(dir, "seed.db")
-	s, err := Open(path, Options{Create: true})
+	path := makeStoreFile(f)
+	s, err := Open(path, Options{})
 	if err != nil {
-		f.Fatal(err)
-	}
-	if _, err := s.PutLattice(testRuns, "seed"); err != nil {
-		f.Fatal(err)
-	}
-	if _, err := s.AddOrg(Org{ID: "acme"}); err != nil {
 		f.Fatal(err)
 	}
 	if _, _, err := s.AddCredits("acme", 10, "seed", testNow); err != nil {
@@ -186,7 +179,7 @@ func FuzzOpen(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(real)                         // a data file with a lattice, an org, its ledger and usage
+	f.Add(real)                         // a data file with a lattice, an org, its key, ledger and usage
 	f.Add([]byte(`{"type":"Polygon"}`)) // GeoJSON
 	f.Fuzz(func(t *testing.T, b []byte) {
 		path := filepath.Join(t.TempDir(), "f.db")

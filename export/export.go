@@ -329,3 +329,61 @@ func finish(tmp, path string) error {
 
 // errClosed is returned by Write after Close or Abort.
 var errClosed = errors.New("the writer is closed")
+
+// state is what every writer keeps of its course: the file it makes, the
+// first error (it sticks: every later call returns it) and whether Close or
+// Abort has run.
+type state struct {
+	path string
+	err  error
+	done bool
+}
+
+// writable returns the error a Write must return before writing anything:
+// the one that stuck, or errClosed after Close or Abort.
+func (s *state) writable() error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.done {
+		return errClosed
+	}
+	return nil
+}
+
+// fail makes err stick, naming the file, and returns it.
+func (s *state) fail(err error) error {
+	s.err = fmt.Errorf("export %s: %w", s.path, err)
+	return s.err
+}
+
+// close is Close: the first call runs complete unless an error stuck, and
+// cleanup when either failed; every later call returns the first's result.
+func (s *state) close(complete func() error, cleanup func()) error {
+	if s.done {
+		return s.err
+	}
+	s.done = true
+	if s.err == nil {
+		err := complete()
+		if err == nil {
+			return nil
+		}
+		s.fail(err)
+	}
+	cleanup()
+	return s.err
+}
+
+// abort starts Abort: it reports whether this is the first Close or Abort
+// (the caller then removes what it made), and makes Write fail from now on.
+func (s *state) abort() bool {
+	if s.done {
+		return false
+	}
+	s.done = true
+	if s.err == nil {
+		s.err = errClosed
+	}
+	return true
+}

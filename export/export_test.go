@@ -63,6 +63,19 @@ func writeAll(t *testing.T, path string, opts Options, frames []Frame) {
 	}
 }
 
+// writeTestFrames writes testFrames to the file name in a new directory
+// and checks that nothing else is left there; it returns the file's path
+// and the frames.
+func writeTestFrames(t *testing.T, name string, opts Options) (string, []Frame) {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, name)
+	frames := testFrames()
+	writeAll(t, path, opts, frames)
+	onlyFile(t, dir, name)
+	return path, frames
+}
+
 // onlyFile checks that dir holds just the named file (no temporaries).
 func onlyFile(t *testing.T, dir, name string) {
 	t.Helper()
@@ -170,11 +183,7 @@ func checkRing(t *testing.T, raw json.RawMessage, want [][2]float64, multi, roun
 }
 
 func TestGeoJSONL(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "grid.geojsonl")
-	frames := testFrames()
-	writeAll(t, path, Options{Columns: testCols}, frames)
-	onlyFile(t, dir, "grid.geojsonl")
+	path, frames := writeTestFrames(t, "grid.geojsonl", Options{Columns: testCols})
 	f, _ := os.Open(path)
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -230,11 +239,7 @@ func equalProps(a, b map[string]any) bool {
 // TestGPKGCore reads the GeoPackage back with frameindex/ingest/gpkg and
 // checks the required tables with SQL, without GDAL.
 func TestGPKGCore(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "grid.gpkg")
-	frames := testFrames()
-	writeAll(t, path, Options{Columns: testCols, Layer: "national grid"}, frames)
-	onlyFile(t, dir, "grid.gpkg")
+	path, frames := writeTestFrames(t, "grid.gpkg", Options{Columns: testCols, Layer: "national grid"})
 
 	r, err := gpkg.Open(path, gpkg.Options{})
 	if err != nil {
@@ -332,11 +337,7 @@ func TestGPKGCore(t *testing.T) {
 // count, index size, and that every leaf's offset lands on a feature whose
 // frame id matches the leaf's box.
 func TestFGBCore(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "grid.fgb")
-	frames := testFrames()
-	writeAll(t, path, Options{Columns: testCols}, frames)
-	onlyFile(t, dir, "grid.fgb")
+	path, frames := writeTestFrames(t, "grid.fgb", Options{Columns: testCols})
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -518,13 +519,14 @@ func TestMultiPolygonFrames(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	dir := t.TempDir()
-	tests := []struct {
+	type errorCase struct {
 		name  string
 		path  string
 		opts  Options
 		frame *Frame
 		want  string
-	}{
+	}
+	tests := []errorCase{
 		{"unknown extension", "grid.shp", Options{}, nil, `unknown format ".shp": the file name must end in .gpkg, .fgb, .geojsonl`},
 		{"no extension", "grid", Options{}, nil, "unknown format"},
 		{"reserved column", "g.gpkg", Options{Columns: []Column{{"Frame_ID", Text}}}, nil, `column name "Frame_ID" is reserved`},
@@ -536,41 +538,11 @@ func TestErrors(t *testing.T) {
 	}
 	for _, ext := range Formats {
 		tests = append(tests,
-			struct {
-				name  string
-				path  string
-				opts  Options
-				frame *Frame
-				want  string
-			}{"wrong value type " + ext, "v" + ext, Options{Columns: testCols}, &Frame{ID: 5, Values: []any{"ten"}}, `frame 5: column "pop" (number) cannot hold string value ten`},
-			struct {
-				name  string
-				path  string
-				opts  Options
-				frame *Frame
-				want  string
-			}{"too many values " + ext, "v" + ext, Options{}, &Frame{ID: 6, Values: []any{1.0}}, "frame 6: 1 values for 0 columns"},
-			struct {
-				name  string
-				path  string
-				opts  Options
-				frame *Frame
-				want  string
-			}{"two polygons, not multi " + ext, "p" + ext, Options{}, &Frame{ID: 7, Geom: grid.MultiPolygon{{{{0, 0}, {1, 0}, {1, 1}, {0, 0}}}, {{{2, 0}, {3, 0}, {3, 1}, {2, 0}}}}}, "frame 7: 2 polygons"},
-			struct {
-				name  string
-				path  string
-				opts  Options
-				frame *Frame
-				want  string
-			}{"NaN point " + ext, "n" + ext, Options{}, &Frame{ID: 8, Geom: grid.MultiPolygon{{{{0, 0}, {math.NaN(), 0}, {1, 1}, {0, 0}}}}}, "frame 8: polygon 1 ring 1 has a point that is not finite"},
-			struct {
-				name  string
-				path  string
-				opts  Options
-				frame *Frame
-				want  string
-			}{"not a lattice id " + ext, "l" + ext, Options{}, &Frame{ID: grid.MaxID + 1}, "is not a lattice cell"},
+			errorCase{"wrong value type " + ext, "v" + ext, Options{Columns: testCols}, &Frame{ID: 5, Values: []any{"ten"}}, `frame 5: column "pop" (number) cannot hold string value ten`},
+			errorCase{"too many values " + ext, "v" + ext, Options{}, &Frame{ID: 6, Values: []any{1.0}}, "frame 6: 1 values for 0 columns"},
+			errorCase{"two polygons, not multi " + ext, "p" + ext, Options{}, &Frame{ID: 7, Geom: grid.MultiPolygon{{{{0, 0}, {1, 0}, {1, 1}, {0, 0}}}, {{{2, 0}, {3, 0}, {3, 1}, {2, 0}}}}}, "frame 7: 2 polygons"},
+			errorCase{"NaN point " + ext, "n" + ext, Options{}, &Frame{ID: 8, Geom: grid.MultiPolygon{{{{0, 0}, {math.NaN(), 0}, {1, 1}, {0, 0}}}}}, "frame 8: polygon 1 ring 1 has a point that is not finite"},
+			errorCase{"not a lattice id " + ext, "l" + ext, Options{}, &Frame{ID: grid.MaxID + 1}, "is not a lattice cell"},
 		)
 	}
 	for _, tc := range tests {

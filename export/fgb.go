@@ -46,7 +46,7 @@ const (
 // the features in that order. Memory is 8 bytes a feature (the sort keys)
 // plus the index levels above the leaves (about 3 bytes a feature).
 type fgbWriter struct {
-	path  string
+	state
 	opts  Options
 	out   *os.File // the temporary result
 	feats *os.File // scratch: features as written
@@ -61,15 +61,13 @@ type fgbWriter struct {
 	shape shape
 	ext   extent
 	item  [fgbItemLen]byte
-	err   error
-	done  bool
 }
 
 func newFGB(path string, opts Options) (Writer, error) {
 	if len(opts.Columns) >= math.MaxUint16 {
 		return nil, fmt.Errorf("export %s: %d columns; FlatGeobuf holds at most 65534", path, len(opts.Columns))
 	}
-	w := &fgbWriter{path: path, opts: opts, b: flatbuffers.NewBuilder(1024)}
+	w := &fgbWriter{state: state{path: path}, opts: opts, b: flatbuffers.NewBuilder(1024)}
 	var err error
 	if w.out, err = tempFor(path); err != nil {
 		return nil, err
@@ -90,15 +88,11 @@ func newFGB(path string, opts Options) (Writer, error) {
 }
 
 func (w *fgbWriter) Write(fr Frame) error {
-	if w.err != nil {
-		return w.err
-	}
-	if w.done {
-		return errClosed
+	if err := w.writable(); err != nil {
+		return err
 	}
 	if err := w.write(&fr); err != nil {
-		w.err = fmt.Errorf("export %s: %w", w.path, err)
-		return w.err
+		return w.fail(err)
 	}
 	return nil
 }
@@ -287,22 +281,7 @@ func (w *fgbWriter) buildHeader(count uint64, nodeSize uint16) []byte {
 	return b.FinishedBytes()
 }
 
-func (w *fgbWriter) Close() error {
-	if w.done {
-		return w.err
-	}
-	w.done = true
-	if w.err != nil {
-		w.cleanup()
-		return w.err
-	}
-	if err := w.complete(); err != nil {
-		w.cleanup()
-		w.err = fmt.Errorf("export %s: %w", w.path, err)
-		return w.err
-	}
-	return nil
-}
+func (w *fgbWriter) Close() error { return w.close(w.complete, w.cleanup) }
 
 func (w *fgbWriter) complete() error {
 	if err := w.fw.Flush(); err != nil {
@@ -574,13 +553,8 @@ func (w *fgbWriter) cleanup() {
 }
 
 func (w *fgbWriter) Abort() error {
-	if w.done {
-		return nil
+	if w.abort() {
+		w.cleanup()
 	}
-	w.done = true
-	if w.err == nil {
-		w.err = errClosed
-	}
-	w.cleanup()
 	return nil
 }

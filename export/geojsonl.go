@@ -12,15 +12,13 @@ import (
 
 // geojsonlWriter writes one GeoJSON Feature a line.
 type geojsonlWriter struct {
-	path string
+	state
 	opts Options
 	f    *os.File
 	w    *bufio.Writer
 	keys [][]byte // `,"name":` per column
 	vals []value
 	line []byte
-	err  error
-	done bool
 }
 
 func newGeoJSONL(path string, opts Options) (Writer, error) {
@@ -28,7 +26,7 @@ func newGeoJSONL(path string, opts Options) (Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &geojsonlWriter{path: path, opts: opts, f: f, w: bufio.NewWriterSize(f, 1<<20)}
+	g := &geojsonlWriter{state: state{path: path}, opts: opts, f: f, w: bufio.NewWriterSize(f, 1<<20)}
 	for _, c := range opts.Columns {
 		k := append([]byte{','}, grid.AppendJSONString(nil, c.Name)...)
 		g.keys = append(g.keys, append(k, ':'))
@@ -37,25 +35,25 @@ func newGeoJSONL(path string, opts Options) (Writer, error) {
 }
 
 func (g *geojsonlWriter) Write(fr Frame) error {
-	if g.err != nil {
-		return g.err
+	if err := g.writable(); err != nil {
+		return err
 	}
-	if g.done {
-		return errClosed
+	if err := g.write(&fr); err != nil {
+		return g.fail(err)
 	}
+	return nil
+}
+
+func (g *geojsonlWriter) write(fr *Frame) error {
 	var err error
-	g.vals, err = checkValues(g.opts.Columns, &fr, g.vals)
-	if err != nil {
-		g.err = fmt.Errorf("export %s: %w", g.path, err)
-		return g.err
+	if g.vals, err = checkValues(g.opts.Columns, fr, g.vals); err != nil {
+		return err
 	}
 	b := append(g.line[:0], `{"type":"Feature","id":"`...)
 	b = strconv.AppendUint(b, fr.ID, 10)
 	b = append(b, `","geometry":`...)
-	b, err = appendGeometry(b, &fr, g.opts.Multi)
-	if err != nil {
-		g.err = fmt.Errorf("export %s: %w", g.path, err)
-		return g.err
+	if b, err = appendGeometry(b, fr, g.opts.Multi); err != nil {
+		return err
 	}
 	b = append(b, `,"properties":{"frame_id":"`...)
 	b = strconv.AppendUint(b, fr.ID, 10)
@@ -75,11 +73,8 @@ func (g *geojsonlWriter) Write(fr Frame) error {
 	}
 	b = append(b, "}}\n"...)
 	g.line = b
-	if _, err := g.w.Write(b); err != nil {
-		g.err = fmt.Errorf("export %s: %w", g.path, err)
-		return g.err
-	}
-	return nil
+	_, err = g.w.Write(b)
+	return err
 }
 
 // appendGeometry appends a frame's geometry as GeoJSON with 7 decimals:
@@ -127,16 +122,10 @@ func appendGeometry(b []byte, fr *Frame, multi bool) ([]byte, error) {
 	return append(b, "]}"...), nil
 }
 
-func (g *geojsonlWriter) Close() error {
-	if g.done {
-		return g.err
-	}
-	g.done = true
-	if g.err != nil {
-		g.f.Close()
-		os.Remove(g.f.Name())
-		return g.err
-	}
+func (g *geojsonlWriter) Close() error { return g.close(g.complete, g.cleanup) }
+
+// complete flushes and closes the temporary file and renames it into place.
+func (g *geojsonlWriter) complete() error {
 	err := g.w.Flush()
 	if cerr := g.f.Close(); err == nil {
 		err = cerr
@@ -144,21 +133,19 @@ func (g *geojsonlWriter) Close() error {
 	if err == nil {
 		err = finish(g.f.Name(), g.path)
 	}
-	if err != nil {
-		os.Remove(g.f.Name())
-		g.err = fmt.Errorf("export %s: %w", g.path, err)
-		return g.err
-	}
-	return nil
+	return err
+}
+
+// cleanup removes the temporary file, closing it first unless complete
+// has (a second Close only fails).
+func (g *geojsonlWriter) cleanup() {
+	g.f.Close()
+	os.Remove(g.f.Name())
 }
 
 func (g *geojsonlWriter) Abort() error {
-	if g.done {
+	if !g.abort() {
 		return nil
-	}
-	g.done = true
-	if g.err == nil {
-		g.err = errClosed
 	}
 	g.f.Close()
 	return removeIfExists(g.f.Name())

@@ -100,19 +100,18 @@ END;`
 
 // gpkgWriter writes a GeoPackage through SQLite, in one transaction.
 type gpkgWriter struct {
-	path, tmp string
-	opts      Options
-	db        *sql.DB
-	tx        *sql.Tx
-	ins       *sql.Stmt
-	args      []any
-	vals      []value
-	blob      []byte
-	shape     shape
-	ext       extent
-	boxes     []box32 // per row (fid-1), for the R-tree
-	err       error
-	done      bool
+	state
+	tmp   string
+	opts  Options
+	db    *sql.DB
+	tx    *sql.Tx
+	ins   *sql.Stmt
+	args  []any
+	vals  []value
+	blob  []byte
+	shape shape
+	ext   extent
+	boxes []box32 // per row (fid-1), for the R-tree
 }
 
 func newGPKG(path string, opts Options) (Writer, error) {
@@ -121,7 +120,7 @@ func newGPKG(path string, opts Options) (Writer, error) {
 		return nil, err
 	}
 	f.Close()
-	g := &gpkgWriter{path: path, tmp: f.Name(), opts: opts}
+	g := &gpkgWriter{state: state{path: path}, tmp: f.Name(), opts: opts}
 	if err := g.start(); err != nil {
 		g.cleanup()
 		return nil, fmt.Errorf("export %s: %w", path, err)
@@ -203,15 +202,11 @@ func (g *gpkgWriter) start() error {
 }
 
 func (g *gpkgWriter) Write(fr Frame) error {
-	if g.err != nil {
-		return g.err
-	}
-	if g.done {
-		return errClosed
+	if err := g.writable(); err != nil {
+		return err
 	}
 	if err := g.write(&fr); err != nil {
-		g.err = fmt.Errorf("export %s: %w", g.path, err)
-		return g.err
+		return g.fail(err)
 	}
 	return nil
 }
@@ -281,22 +276,7 @@ func appendGPGeometry(b []byte, s *shape, multi bool) []byte {
 // Close bulk-loads the R-tree index (see rtree.go), adds its triggers and
 // gpkg_extensions row, records the extent, commits and renames the file
 // into place.
-func (g *gpkgWriter) Close() error {
-	if g.done {
-		return g.err
-	}
-	g.done = true
-	if g.err != nil {
-		g.cleanup()
-		return g.err
-	}
-	if err := g.complete(); err != nil {
-		g.cleanup()
-		g.err = fmt.Errorf("export %s: %w", g.path, err)
-		return g.err
-	}
-	return nil
-}
+func (g *gpkgWriter) Close() error { return g.close(g.complete, g.cleanup) }
 
 func (g *gpkgWriter) complete() error {
 	if err := g.ins.Close(); err != nil {
@@ -359,12 +339,8 @@ func (g *gpkgWriter) cleanup() {
 }
 
 func (g *gpkgWriter) Abort() error {
-	if g.done {
+	if !g.abort() {
 		return nil
-	}
-	g.done = true
-	if g.err == nil {
-		g.err = errClosed
 	}
 	g.cleanup()
 	if _, err := os.Stat(g.tmp); err == nil {

@@ -115,6 +115,40 @@ func ringCrossesOdd(r Ring, x, y float64) bool {
 	return odd
 }
 
+// crossingLon returns the longitude where the edge a-b, a south of b,
+// meets the latitude y.
+func crossingLon(a, b Point, y float64) float64 {
+	return a[0] + (y-a[1])*(b[0]-a[0])/(b[1]-a[1])
+}
+
+// AppendCrossings appends to xs, unsorted, the longitudes where the rings
+// of p cross the latitude lat, counting an edge as ContainsPoint does: when
+// exactly one of its ends lies south of lat. A point on that latitude lies
+// in p when an odd number of the crossings are east of it, except within
+// rounding distance of a crossing, where only ContainsPoint is exact. Rings
+// need not be closed; the last point joins the first.
+//
+// The test of an edge is ringCrossesOdd's, written out again: a helper
+// taking the two points makes this loop up to a third slower, as Go keeps
+// arrays of two floats in memory rather than in registers.
+func (p Polygon) AppendCrossings(xs []float64, lat float64) []float64 {
+	for _, r := range p {
+		j := len(r) - 1
+		for i := range r {
+			a, b := r[j], r[i]
+			j = i
+			if (a[1] < lat) == (b[1] < lat) {
+				continue
+			}
+			if a[1] > b[1] {
+				a, b = b, a
+			}
+			xs = append(xs, crossingLon(a, b, lat))
+		}
+	}
+	return xs
+}
+
 // orient returns +1 when c lies left of the directed line a->b, -1 when right
 // and 0 when the three points are collinear, exactly (Shewchuk's filter, then
 // exact rational arithmetic for the rare close calls). Non-finite input gives 0.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -102,6 +103,54 @@ func TestContainsPointHalfOpenRule(t *testing.T) {
 			}
 			if got := (MultiPolygon{p}).ContainsPoint(tc.lon, tc.lat); got != tc.want {
 				t.Fatalf("MultiPolygon.ContainsPoint(%v, %v) = %v, want %v", tc.lon, tc.lat, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAppendCrossings(t *testing.T) {
+	// A 10 x 10 square with a 2 x 2 hole in the middle, and a triangle
+	// whose apex is at latitude 10.
+	holed := Polygon{square(Box{0, 0, 10, 10}), square(Box{4, 4, 6, 6})}
+	tri := Polygon{{{20, 0}, {30, 0}, {25, 10}}} // unclosed: the last point joins the first
+	tests := []struct {
+		name string
+		p    Polygon
+		lat  float64
+		want []float64
+	}{
+		{"through the hole", holed, 5, []float64{0, 4, 6, 10}},
+		{"on the hole's south edge: its sides start there", holed, 4, []float64{0, 10}},
+		{"on the hole's north edge: its sides end there", holed, 6, []float64{0, 4, 6, 10}},
+		{"on the south edge: nothing", holed, 0, nil},
+		{"on the north edge", holed, 10, []float64{0, 10}},
+		{"above", holed, 11, nil},
+		{"sloped sides", tri, 5, []float64{22.5, 27.5}},
+		{"at the apex", tri, 10, []float64{25, 25}},
+		{"no rings", nil, 5, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.p.AppendCrossings(nil, tc.lat)
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("AppendCrossings(%v) = %v, want %v", tc.lat, got, tc.want)
+			}
+			// Away from the crossings, their parity east of a point is
+			// ContainsPoint.
+			for lon := -1.25; lon < 32; lon += 0.5 {
+				if slices.Contains(got, lon) {
+					continue
+				}
+				east := 0
+				for _, x := range got {
+					if x > lon {
+						east++
+					}
+				}
+				if in := tc.p.ContainsPoint(lon, tc.lat); in != (east%2 == 1) {
+					t.Errorf("lon %v: %d crossings east, ContainsPoint %v", lon, east, in)
+				}
 			}
 		})
 	}

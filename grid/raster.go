@@ -120,12 +120,8 @@ type crossing struct {
 func appendCentres(runs []Run, p Polygon) []Run {
 	var xs []crossing
 	for _, r := range p {
-		n := len(r)
-		if n < 2 {
-			continue
-		}
-		j := n - 1
-		for i := 0; i < n; i++ {
+		j := len(r) - 1
+		for i := range r {
 			a, b := r[j], r[i]
 			j = i
 			if a[1] == b[1] {
@@ -134,15 +130,15 @@ func appendCentres(runs []Run, p Polygon) []Run {
 			if a[1] > b[1] {
 				a, b = b, a
 			}
-			// Rows whose centre y has a[1] < y <= b[1]; the span is a
-			// superset, the test below is the rule.
+			// Rows whose centre y has a[1] < y <= b[1], the rule of
+			// ContainsPoint; the span is a superset, the test is the rule.
 			r0, r1 := RowSpan(a[1], b[1])
 			for row := r0; row <= r1; row++ {
 				y := rowCentre(row)
 				if !(a[1] < y && y <= b[1]) {
 					continue
 				}
-				xs = append(xs, crossing{int32(row), a[0] + (y-a[1])*(b[0]-a[0])/(b[1]-a[1])})
+				xs = append(xs, crossing{int32(row), crossingLon(a, b, y)})
 			}
 		}
 	}

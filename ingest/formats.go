@@ -81,15 +81,34 @@ func openVectorFile(kind int, in checkedInput) (*fileSource, error) {
 	if sys == "" {
 		sys = "EPSG:4326"
 	}
-	s := &fileSource{path: in.path, kind: kind, close: r.Close, format: "GeoPackage layer " + r.Layer() + " (" + sys + ")"}
+	return newFileSource(in.path, kind, "GeoPackage layer "+r.Layer()+" ("+sys+")", r,
+		func(f gpkg.Field) string { return f.Name },
+		func(f gpkg.Feature) (int, []byte) { return f.Index, f.JSON }), nil
+}
+
+// layerReader is what a fileSource reads through: a gpkg.Reader or a
+// shapefile.Reader, which differ only in the types of their fields and
+// features.
+type layerReader[Field, Feature any] interface {
+	Fields() []Field
+	Next() (Feature, error) // io.EOF after the last
+	Close() error
+}
+
+// newFileSource wraps an open reader of the file at path; name gives a
+// field's name, and text a feature's number and GeoJSON text.
+func newFileSource[Field, Feature any](path string, kind int, format string, r layerReader[Field, Feature],
+	name func(Field) string, text func(Feature) (int, []byte)) *fileSource {
+	s := &fileSource{path: path, kind: kind, close: r.Close, format: format}
 	for _, f := range r.Fields() {
-		s.names = append(s.names, f.Name)
+		s.names = append(s.names, name(f))
 	}
 	s.next = func() (int, []byte, error) {
 		f, err := r.Next()
-		return f.Index, f.JSON, err
+		i, b := text(f)
+		return i, b, err
 	}
-	return s, nil
+	return s
 }
 
 // rasterInput is a raster input: the band's figure per frame goes to one
@@ -171,13 +190,7 @@ func openShapefile(in checkedInput) (*fileSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
 	}
-	s := &fileSource{path: in.path, kind: vectorShapefile, close: r.Close, format: "shapefile (" + r.System().String() + ")"}
-	for _, f := range r.Fields() {
-		s.names = append(s.names, f.Name)
-	}
-	s.next = func() (int, []byte, error) {
-		f, err := r.Next()
-		return f.Index, f.JSON, err
-	}
-	return s, nil
+	return newFileSource(in.path, vectorShapefile, "shapefile ("+r.System().String()+")", r,
+		func(f shapefile.Field) string { return f.Name },
+		func(f shapefile.Feature) (int, []byte) { return f.Index, f.JSON }), nil
 }

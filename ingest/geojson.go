@@ -140,7 +140,7 @@ func polygonPoint(p grid.Polygon) grid.Point {
 		minLat, maxLat = min(minLat, q[1]), max(maxLat, q[1])
 	}
 	y := (minLat + maxLat) / 2
-	xs := appendCrossings(nil, p, y)
+	xs := p.AppendCrossings(nil, y)
 	slices.Sort(xs)
 	if len(xs) >= 2 {
 		return grid.Point{(xs[0] + xs[1]) / 2, y}

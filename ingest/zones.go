@@ -154,7 +154,7 @@ func (z *zoneContainer) contains(lon, lat float64) bool {
 		for i, p := range z.m {
 			xs := z.xs[i][:0]
 			if lat >= z.bound[i].MinLat && lat <= z.bound[i].MaxLat {
-				xs = appendCrossings(xs, p, lat)
+				xs = p.AppendCrossings(xs, lat)
 				slices.Sort(xs)
 			}
 			z.xs[i] = xs
@@ -184,29 +184,4 @@ func (z *zoneContainer) contains(lon, lat float64) bool {
 		}
 	}
 	return false
-}
-
-// appendCrossings appends the longitudes where the rings of p cross the
-// latitude y, counting an edge as grid's ContainsPoint does: when exactly
-// one of its ends lies south of y.
-func appendCrossings(xs []float64, p grid.Polygon, y float64) []float64 {
-	for _, r := range p {
-		n := len(r)
-		if n < 2 {
-			continue
-		}
-		j := n - 1
-		for i := 0; i < n; i++ {
-			a, b := r[j], r[i]
-			j = i
-			if (a[1] < y) == (b[1] < y) {
-				continue
-			}
-			if a[1] > b[1] {
-				a, b = b, a
-			}
-			xs = append(xs, a[0]+(y-a[1])*(b[0]-a[0])/(b[1]-a[1]))
-		}
-	}
-	return xs
 }

@@ -122,6 +122,17 @@ func (s *Server) collection(rq *request) (collection, error) {
 	return collection{}, notFound("there is no collection %s for this key; GET %s/collections lists the ones it may read", quote(id), Prefix)
 }
 
+// gridCollection returns the current grid and the collection of the
+// request: errNoGrid before a grid is built, else as collection.
+func (s *Server) gridCollection(rq *request) (Grid, collection, error) {
+	g, err := s.gridOf()
+	if err != nil {
+		return nil, collection{}, err
+	}
+	c, err := s.collection(rq)
+	return g, c, err
+}
+
 // extent is what a collection covers on the current grid: the box of its
 // frames, how many frames hold something, and how many features they hold.
 type extent struct {
@@ -324,11 +335,7 @@ func (s *Server) handleCollections(rq *request) error {
 
 // handleCollection answers GET /ogc/collections/{collectionId}.
 func (s *Server) handleCollection(rq *request) error {
-	g, err := s.gridOf()
-	if err != nil {
-		return err
-	}
-	c, err := s.collection(rq)
+	g, c, err := s.gridCollection(rq)
 	if err != nil {
 		return err
 	}
@@ -409,11 +416,7 @@ func (s *Server) handleSchema(rq *request) error {
 	if err != nil {
 		return err
 	}
-	href := rq.base + "/collections/" + c.id + "/schema"
-	b := append([]byte(nil), `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":`...)
-	b = grid.AppendJSONString(b, href)
-	b = append(b, `,"title":`...)
-	b = grid.AppendJSONString(b, c.title())
+	b := appendSchemaHead(nil, rq.base+"/collections/"+c.id+"/schema", c.title())
 	idType := `{"type":"integer"}`
 	if c.kind == kindFeatures {
 		idType = `{"type":"string"}`
@@ -426,6 +429,15 @@ func (s *Server) handleSchema(rq *request) error {
 	return nil
 }
 
+// appendSchemaHead opens a JSON Schema document: its $schema (draft
+// 2020-12), its $id href and its title.
+func appendSchemaHead(b []byte, href, title string) []byte {
+	b = append(b, `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":`...)
+	b = grid.AppendJSONString(b, href)
+	b = append(b, `,"title":`...)
+	return grid.AppendJSONString(b, title)
+}
+
 // handleQueryables answers GET /ogc/collections/{collectionId}/queryables:
 // the properties of the items (OGC API - Features Part 3 form). The server
 // filters by bbox only; the list says what each property holds and its
@@ -435,11 +447,7 @@ func (s *Server) handleQueryables(rq *request) error {
 	if err != nil {
 		return err
 	}
-	href := rq.base + "/collections/" + c.id + "/queryables"
-	b := append([]byte(nil), `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":`...)
-	b = grid.AppendJSONString(b, href)
-	b = append(b, `,"title":`...)
-	b = grid.AppendJSONString(b, c.title())
+	b := appendSchemaHead(nil, rq.base+"/collections/"+c.id+"/queryables", c.title())
 	b = append(b, `,"type":"object","properties":`...)
 	props := properties(c)
 	b = appendProperties(b, props)

@@ -171,11 +171,7 @@ func (l *attrLayout) appendAttrs(b []byte, attrs []byte) []byte {
 // at most limit items touching bbox, in ascending order after cursor, with
 // a next link when more follow.
 func (s *Server) handleItems(rq *request) error {
-	g, err := s.gridOf()
-	if err != nil {
-		return err
-	}
-	c, err := s.collection(rq)
+	g, c, err := s.gridCollection(rq)
 	if err != nil {
 		return err
 	}
@@ -469,11 +465,7 @@ func appendStoredFeature(b []byte, f storedFeature) []byte {
 // handleItem answers GET /ogc/collections/{collectionId}/items/{featureId}:
 // one frame (id: the frame id) or one feature (id: FRAME-SEQ).
 func (s *Server) handleItem(rq *request) error {
-	g, err := s.gridOf()
-	if err != nil {
-		return err
-	}
-	c, err := s.collection(rq)
+	g, c, err := s.gridCollection(rq)
 	if err != nil {
 		return err
 	}

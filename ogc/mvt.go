@@ -125,12 +125,19 @@ func (t *mvtTile) key(k string) uint32 {
 
 // value appends a new value to the layer's values and returns its index.
 func (t *mvtTile) value(v vectortile.Tile_Value) uint32 {
-	if len(t.valArena) == cap(t.valArena) {
-		t.valArena = make([]vectortile.Tile_Value, 0, 256)
-	}
-	t.valArena = append(t.valArena, v)
-	t.vals = append(t.vals, &t.valArena[len(t.valArena)-1])
+	t.vals = append(t.vals, inArena(&t.valArena, v))
 	return uint32(len(t.vals) - 1)
+}
+
+// inArena stores v in *arena and returns a pointer to the copy, taking a
+// new block of 256 when the arena is full: the values of a tile cost a few
+// allocations, not one each, and a pointer stays valid as the arena grows.
+func inArena[T any](arena *[]T, v T) *T {
+	if len(*arena) == cap(*arena) {
+		*arena = make([]T, 0, 256)
+	}
+	*arena = append(*arena, v)
+	return &(*arena)[len(*arena)-1]
 }
 
 func (t *mvtTile) tagFloat(key string, v float64) {
@@ -139,11 +146,7 @@ func (t *mvtTile) tagFloat(key string, v float64) {
 	}
 	vi, ok := t.floatIdx[v]
 	if !ok {
-		if len(t.fltArena) == cap(t.fltArena) {
-			t.fltArena = make([]float64, 0, 256)
-		}
-		t.fltArena = append(t.fltArena, v)
-		vi = t.value(vectortile.Tile_Value{DoubleValue: &t.fltArena[len(t.fltArena)-1]})
+		vi = t.value(vectortile.Tile_Value{DoubleValue: inArena(&t.fltArena, v)})
 		t.floatIdx[v] = vi
 	}
 	t.tags = append(t.tags, t.key(key), vi)
@@ -152,11 +155,7 @@ func (t *mvtTile) tagFloat(key string, v float64) {
 func (t *mvtTile) tagUint(key string, v uint64) {
 	vi, ok := t.uintIdx[v]
 	if !ok {
-		if len(t.uintArena) == cap(t.uintArena) {
-			t.uintArena = make([]uint64, 0, 256)
-		}
-		t.uintArena = append(t.uintArena, v)
-		vi = t.value(vectortile.Tile_Value{UintValue: &t.uintArena[len(t.uintArena)-1]})
+		vi = t.value(vectortile.Tile_Value{UintValue: inArena(&t.uintArena, v)})
 		t.uintIdx[v] = vi
 	}
 	t.tags = append(t.tags, t.key(key), vi)

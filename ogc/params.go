@@ -178,21 +178,10 @@ func parseLimit(raw string) (int, error) {
 // parseID parses a frame id: 1 to 20 ASCII digits that fit a uint64.
 func parseID(s string) (uint64, bool) {
 	if len(s) == 0 || len(s) > 20 {
-		return 0, false
+		return 0, false // more than 20 digits is no id, even with leading zeros
 	}
-	var n uint64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if n > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		n = n*10 + d
-	}
-	return n, true
+	n, err := strconv.ParseUint(s, 10, 64) // digits only: no sign, no underscores in base 10
+	return n, err == nil
 }
 
 // featureID is the id of a stored feature in a features collection:

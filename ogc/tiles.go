@@ -95,16 +95,12 @@ func tileOf(lon, lat float64, z int) (x, y int) {
 // WebMercatorQuad/{tileMatrix}/{tileRow}/{tileCol}: a Mapbox Vector Tile,
 // gzipped when the client accepts it; 204 when it holds nothing.
 func (s *Server) handleTile(rq *request) error {
-	g, err := s.gridOf()
+	g, c, err := s.gridCollection(rq)
 	if err != nil {
 		return err
 	}
-	c, err := s.collection(rq)
-	if err != nil {
+	if err := checkTileMatrixSet(rq); err != nil {
 		return err
-	}
-	if tms := rq.vars["tileMatrixSetId"]; tms != tmsID {
-		return notFound("there is no tile matrix set %s: the tiles are in %s", quote(tms), tmsID)
 	}
 	z, y, x, err := tileCoords(rq.vars["tileMatrix"], rq.vars["tileRow"], rq.vars["tileCol"])
 	if err != nil {
@@ -669,16 +665,12 @@ func tilesDescription(c collection) string {
 // WebMercatorQuad: the tileset's metadata, its limits from the
 // collection's extent, and the template of its tiles.
 func (s *Server) handleTileset(rq *request) error {
-	g, err := s.gridOf()
+	g, c, err := s.gridCollection(rq)
 	if err != nil {
 		return err
 	}
-	c, err := s.collection(rq)
-	if err != nil {
+	if err := checkTileMatrixSet(rq); err != nil {
 		return err
-	}
-	if tms := rq.vars["tileMatrixSetId"]; tms != tmsID {
-		return notFound("there is no tile matrix set %s: the tiles are in %s", quote(tms), tmsID)
 	}
 	e, err := s.extentOf(g, c)
 	if err != nil {
@@ -768,10 +760,19 @@ var webMercatorQuad = func() []byte {
 	return append(b, "]}\n"...)
 }()
 
-// handleTileMatrixSet answers GET /ogc/tileMatrixSets/{tileMatrixSetId}.
-func (s *Server) handleTileMatrixSet(rq *request) error {
+// checkTileMatrixSet answers 404 unless the request's {tileMatrixSetId}
+// is the one tile matrix set, WebMercatorQuad.
+func checkTileMatrixSet(rq *request) error {
 	if tms := rq.vars["tileMatrixSetId"]; tms != tmsID {
 		return notFound("there is no tile matrix set %s: the tiles are in %s", quote(tms), tmsID)
+	}
+	return nil
+}
+
+// handleTileMatrixSet answers GET /ogc/tileMatrixSets/{tileMatrixSetId}.
+func (s *Server) handleTileMatrixSet(rq *request) error {
+	if err := checkTileMatrixSet(rq); err != nil {
+		return err
 	}
 	write(rq.w, typeJSON, webMercatorQuad)
 	return nil

@@ -231,11 +231,16 @@ func (d *decoder) appendPos(lon, lat float64) {
 
 // geometry reads one geometry (header included) and appends it as a GeoJSON
 // geometry object; ok is false (and nothing appended) when it is empty.
-func (d *decoder) geometry(depth int) (ok bool, err error) {
+func (d *decoder) geometry(depth int) (bool, error) {
 	h, err := d.readHeader()
 	if err != nil {
 		return false, err
 	}
+	return d.geometryBody(h, depth)
+}
+
+// geometryBody is geometry after its header h.
+func (d *decoder) geometryBody(h wkbHeader, depth int) (ok bool, err error) {
 	mark := len(d.out)
 	switch h.typ {
 	case wkbPoint:
@@ -249,19 +254,21 @@ func (d *decoder) geometry(depth int) (ok bool, err error) {
 		ok, err = d.polygonCoords(h)
 	case wkbMultiPoint:
 		d.out = append(d.out, `{"type":"MultiPoint","coordinates":`...)
-		ok, err = d.multiCoords(h, wkbPoint, "points", 21, d.pointCoords)
+		ok, err = d.members(h, wkbPoint, "points", 21, d.pointCoords)
 	case wkbMultiLineString:
 		d.out = append(d.out, `{"type":"MultiLineString","coordinates":`...)
-		ok, err = d.multiCoords(h, wkbLineString, "line strings", 9, d.lineCoords)
+		ok, err = d.members(h, wkbLineString, "line strings", 9, d.lineCoords)
 	case wkbMultiPolygon:
 		d.out = append(d.out, `{"type":"MultiPolygon","coordinates":`...)
-		ok, err = d.multiCoords(h, wkbPolygon, "polygons", 9, d.polygonCoords)
+		ok, err = d.members(h, wkbPolygon, "polygons", 9, d.polygonCoords)
 	case wkbGeometryCollection:
 		if depth >= maxDepth {
 			return false, fmt.Errorf("geometry collections nested deeper than %d", maxDepth)
 		}
 		d.out = append(d.out, `{"type":"GeometryCollection","geometries":`...)
-		ok, err = d.collection(h, depth)
+		ok, err = d.members(h, 0, "geometries", 9, func(mh wkbHeader) (bool, error) {
+			return d.geometryBody(mh, depth+1)
+		})
 	}
 	if err != nil || !ok {
 		d.out = d.out[:mark]
@@ -314,6 +321,43 @@ func (d *decoder) lineCoords(h wkbHeader) (bool, error) {
 	return true, nil
 }
 
+// positions reads n positions into the scratch ring as lon/lat pairs,
+// transformed.
+func (d *decoder) positions(h wkbHeader, n int) ([]float64, error) {
+	pts := d.ring[:0]
+	for i := 0; i < n; i++ {
+		x, y, err := d.point(h)
+		if err != nil {
+			return nil, err
+		}
+		lon, lat, err := d.lonLat(x, y)
+		if err != nil {
+			return nil, err
+		}
+		pts = append(pts, lon, lat)
+	}
+	d.ring = pts
+	return pts, nil
+}
+
+// appendPositions appends pts, lon/lat pairs, as an array of positions,
+// last first when reverse is set.
+func (d *decoder) appendPositions(pts []float64, reverse bool) {
+	n := len(pts) / 2
+	d.out = append(d.out, '[')
+	for i := 0; i < n; i++ {
+		k := i
+		if reverse {
+			k = n - 1 - i
+		}
+		if i > 0 {
+			d.out = append(d.out, ',')
+		}
+		d.appendPos(pts[2*k], pts[2*k+1])
+	}
+	d.out = append(d.out, ']')
+}
+
 // polygonCoords appends a polygon's rings, the exterior counter-clockwise
 // and the holes clockwise (RFC 7946 §3.1.6), reversing rings as needed.
 // Orientation is judged in lon/lat, after the transformation. An empty
@@ -345,36 +389,16 @@ func (d *decoder) polygonCoords(h wkbHeader) (bool, error) {
 			}
 			continue
 		}
-		ring := d.ring[:0]
-		for i := 0; i < np; i++ {
-			x, y, err := d.point(h)
-			if err != nil {
-				return false, err
-			}
-			lon, lat, err := d.lonLat(x, y)
-			if err != nil {
-				return false, err
-			}
-			ring = append(ring, lon, lat)
+		ring, err := d.positions(h, np)
+		if err != nil {
+			return false, err
 		}
-		d.ring = ring
 		area := signedArea(ring)
 		reverse := (r == 0 && area < 0) || (r > 0 && area > 0)
 		if wrote > 0 {
 			d.out = append(d.out, ',')
 		}
-		d.out = append(d.out, '[')
-		for i := 0; i < np; i++ {
-			k := i
-			if reverse {
-				k = np - 1 - i
-			}
-			if i > 0 {
-				d.out = append(d.out, ',')
-			}
-			d.appendPos(ring[2*k], ring[2*k+1])
-		}
-		d.out = append(d.out, ']')
+		d.appendPositions(ring, reverse)
 		wrote++
 	}
 	d.out = append(d.out, ']')
@@ -400,9 +424,14 @@ func signedArea(ring []float64) float64 {
 	return s
 }
 
-// multiCoords appends the coordinates of a Multi* geometry's members, each
-// a full WKB geometry of type want; empty members are dropped.
-func (d *decoder) multiCoords(h wkbHeader, want uint32, what string, minSize int, member func(wkbHeader) (bool, error)) (bool, error) {
+// members appends the non-empty members of a Multi* geometry or a
+// GeometryCollection as a JSON array, and reports false when every member
+// is empty (the caller then drops what it appended). The count comes
+// first, named what in errors and checked against minSize bytes a member.
+// Each member is a full WKB geometry whose header is read here and must be
+// of type want, unless want is 0 (a collection's members may be of any
+// type); member appends the rest.
+func (d *decoder) members(h wkbHeader, want uint32, what string, minSize int, member func(wkbHeader) (bool, error)) (bool, error) {
 	n, err := d.count(h.order, what, minSize)
 	if err != nil || n == 0 {
 		return false, err
@@ -414,52 +443,19 @@ func (d *decoder) multiCoords(h wkbHeader, want uint32, what string, minSize int
 		if err != nil {
 			return false, fmt.Errorf("member %d: %w", i+1, err)
 		}
-		if mh.typ != want {
+		if want != 0 && mh.typ != want {
 			return false, fmt.Errorf("member %d is a %s, want a %s", i+1, typeNames[mh.typ], typeNames[want])
 		}
+		mark := len(d.out)
 		if wrote > 0 {
 			d.out = append(d.out, ',')
 		}
-		mark := len(d.out)
 		ok, err := member(mh)
 		if err != nil {
 			return false, fmt.Errorf("member %d: %w", i+1, err)
 		}
 		if !ok {
-			if wrote > 0 {
-				mark-- // drop the comma too
-			}
-			d.out = d.out[:mark]
-			continue
-		}
-		wrote++
-	}
-	if wrote == 0 {
-		return false, nil
-	}
-	d.out = append(d.out, ']')
-	return true, nil
-}
-
-// collection appends a GeometryCollection's non-empty members.
-func (d *decoder) collection(h wkbHeader, depth int) (bool, error) {
-	n, err := d.count(h.order, "geometries", 9)
-	if err != nil || n == 0 {
-		return false, err
-	}
-	d.out = append(d.out, '[')
-	wrote := 0
-	for i := 0; i < n; i++ {
-		mark := len(d.out)
-		if wrote > 0 {
-			d.out = append(d.out, ',')
-		}
-		ok, err := d.geometry(depth + 1)
-		if err != nil {
-			return false, fmt.Errorf("member %d: %w", i+1, err)
-		}
-		if !ok {
-			d.out = d.out[:mark]
+			d.out = d.out[:mark] // the comma too
 			continue
 		}
 		wrote++
