@@ -2,6 +2,7 @@ package ogc
 
 import (
 	"encoding/json"
+	"frameindex/bolt"
 	"strconv"
 )
 
@@ -10,117 +11,8 @@ import (
 // finds member boundaries, without decoding or allocating. It never
 // panics on other input and reports what it cannot read.
 
-// eachMember calls fn for each member of the JSON object b, in order, with
-// its name as written (between the quotes, escapes kept) and its value as
-// written. fn returning false stops. It returns false when b is not an
-// object it can read to the end (fn may have been called for members
-// before the fault).
-func eachMember(b []byte, fn func(name, value []byte) bool) bool {
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return true
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return false
-		}
-		end := skipString(b, i)
-		if end < 0 {
-			return false
-		}
-		name := b[i+1 : end-1]
-		i = skipWS(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return false
-		}
-		i = skipWS(b, i+1)
-		vend := skipValue(b, i)
-		if vend < 0 {
-			return false
-		}
-		if !fn(name, b[i:vend]) {
-			return true
-		}
-		i = skipWS(b, vend)
-		if i >= len(b) {
-			return false
-		}
-		if b[i] == '}' {
-			return true
-		}
-		if b[i] != ',' {
-			return false
-		}
-		i = skipWS(b, i+1)
-	}
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the string starting at b[i] (a '"'),
-// or -1 when it does not end.
-func skipString(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return -1
-}
-
-// skipValue returns the index after the JSON value starting at b[i], or -1
-// when none can be read. Objects and arrays are skipped by counting
-// brackets outside strings.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch c := b[i]; {
-	case c == '"':
-		return skipString(b, i)
-	case c == '{' || c == '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end := skipString(b, j)
-				if end < 0 {
-					return -1
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	default:
-		j := i
-		for j < len(b) && !(b[j] == ',' || b[j] == '}' || b[j] == ']' || b[j] == ' ' || b[j] == '\t' || b[j] == '\n' || b[j] == '\r') {
-			j++
-		}
-		if j == i {
-			return -1
-		}
-		return j
-	}
-}
+// eachMember is bolt.EachMember: the one walk of stored JSON objects.
+func eachMember(b []byte, fn func(name, value []byte) bool) bool { return bolt.EachMember(b, fn) }
 
 // isIntegerText reports whether a JSON number is written without a
 // fraction or exponent ("1200"), which clients read as an integer.
