@@ -72,14 +72,22 @@ func (s *Server) word(w http.ResponseWriter, r *http.Request, key bolt.Key, p in
 	}
 	report := p.format == "report"
 	text, reason := s.callModel(r.Context(), res, p, report)
+	kind := ""
 	if reason == "" {
 		if v := narrate.Verify(text, figuresOf(res, s.places()), report); !v.OK {
-			reason = "wording discarded: " + v.Reason
+			reason, kind = "wording discarded: "+v.Reason, v.Kind
 		}
 	}
 	if reason != "" {
 		if err := s.allowance.RefundAnswer(rsv, s.now()); err != nil {
 			s.logWording(r, w, "refund failed", err.Error())
+		}
+		if kind != "" {
+			// By kind, for counting; the reason names the number or place
+			// as the wording wrote it, never the question.
+			s.logger.LogAttrs(r.Context(), slog.LevelWarn, "wording: wording discarded",
+				slog.String("id", requestIDOf(w)), slog.String("kind", kind), slog.String("reason", strings.TrimPrefix(reason, "wording discarded: ")))
+			return wording{}
 		}
 		s.logWording(r, w, reason, "")
 		return wording{}
@@ -136,48 +144,119 @@ func promptOf(res insight.Insight, p insightParams, report bool) narrate.Prompt 
 		}
 		pr.Sources = append(pr.Sources, name)
 	}
+	for _, f := range res.Figures {
+		switch f.Kind {
+		case insight.FigureID, insight.FigureName, insight.FigureRank:
+			continue // ids and ranks are plain in the table
+		}
+		pr.Figures = append(pr.Figures, narrate.PromptFigure{Text: f.Text, Unit: f.Unit, Of: subjectWords(f.Subject), Label: f.Label})
+	}
 	return pr
 }
 
-// figuresOf collects what the wording may state: every number of the
-// headline, detail, facets and table (cells of a column whose header names
-// a unit of length or area, "Area (km²)", carry that unit), and the place
-// names among the facets of the administrative levels or anywhere else in
-// the answer; known is every place name the service knows, against which
-// invented ones are spotted.
+// subjectWords says what a figure is of, for the model.
+func subjectWords(subject string) string {
+	switch {
+	case subject == insight.SubjectSelection:
+		return "the selection"
+	case subject == insight.SubjectSubset:
+		return "the frames meeting the condition"
+	case subject == insight.SubjectDataset:
+		return "the whole dataset, nationally"
+	case strings.HasPrefix(subject, "value "):
+		return "the frames with " + strings.TrimPrefix(subject, "value ")
+	}
+	return subject // "frame 433102007"
+}
+
+// figuresOf collects what the wording may state: the engine's typed
+// figures (Insight.Figures: every number of the facets and table with its
+// unit, subject, label and kind), the numbers of the headline, detail,
+// labels, column names and sources read as sentences, and the place names
+// among the facets of the administrative levels or anywhere else in the
+// answer; known is every place name the service knows, against which
+// invented ones are spotted. An answer without typed figures (built by
+// hand) is read from its texts alone, table cells carrying the unit of
+// length or area their column names ("Area (km²)").
 func figuresOf(res insight.Insight, known []string) narrate.Figures {
-	texts := []string{res.Headline, res.Detail}
-	var places []string
+	sentences := []string{res.Headline, res.Detail}
+	var shown, places []string
 	for _, f := range res.Facets {
-		texts = append(texts, f.Label, f.Value)
+		sentences = append(sentences, f.Label)
+		shown = append(shown, f.Value)
 		switch f.Label {
 		case "State", "Local government area", "Ward":
 			places = append(places, placeNames(f.Value)...)
 		}
 	}
 	if res.Table != nil {
-		texts = append(texts, res.Table.Columns...)
+		sentences = append(sentences, res.Table.Columns...)
 		units := make([]string, len(res.Table.Columns))
 		for i, c := range res.Table.Columns {
 			units[i] = columnUnit(c)
 		}
 		for _, row := range res.Table.Rows {
 			for i, cell := range row {
-				if i < len(units) && units[i] != "" {
+				if len(res.Figures) == 0 && i < len(units) && units[i] != "" {
 					cell += " " + units[i] // "0.85 km²": the verifier sees the unit
 				}
-				texts = append(texts, cell)
+				shown = append(shown, cell)
 			}
 		}
 	}
 	for _, src := range res.Sources {
-		texts = append(texts, src.LayerName, src.Label)
+		sentences = append(sentences, src.LayerName, src.Label)
 	}
-	texts = append(texts, res.FrameIDs...)
+	all := append(append([]string{}, sentences...), shown...)
+	all = append(all, res.FrameIDs...)
 	// Any known place the answer itself names (a category value in a
 	// headline or table: "frames with state Kano") may be named too.
-	places = append(places, narrate.PlacesIn(texts, known)...)
-	return narrate.FiguresFrom(texts, places, known)
+	places = append(places, narrate.PlacesIn(all, known)...)
+	if len(res.Figures) == 0 {
+		return narrate.FiguresFrom(all, places, known)
+	}
+	f := narrate.Figures{Places: places, KnownPlaces: known, Frames: len(res.FrameIDs)}
+	if res.Table != nil {
+		f.Rows = len(res.Table.Rows)
+	}
+	names := map[string]bool{}
+	for _, g := range res.Figures {
+		if nf, ok := narrate.NewFigure(g.Text, g.Unit, g.Subject, g.Label, g.Kind); ok {
+			f.Add(nf)
+		}
+		if g.Kind == insight.FigureNames {
+			names[g.Label] = true
+		}
+	}
+	// The values the answer names, so that a number said of one of them
+	// ("rural frames hold 67%") is checked against what that value holds.
+	for _, fc := range res.Facets {
+		if names[fc.Label] {
+			f.Values = append(f.Values, placeNames(fc.Value)...)
+		}
+	}
+	if res.Table != nil {
+		for _, row := range res.Table.Rows {
+			for i, cell := range row {
+				if i < len(res.Table.Columns) && res.Table.Columns[i] != "Name" && categoryCell(cell) {
+					f.Values = append(f.Values, cell)
+				}
+			}
+		}
+	}
+	f.AddSentences(sentences...)
+	f.AddShown(shown...)
+	return f
+}
+
+// categoryCell reports a table cell that is a category value ("rural",
+// "Kano"): no digits, and not a placeholder.
+func categoryCell(c string) bool {
+	switch c {
+	case "", "no record", "unnamed", "n/a", "Total", "Selection":
+		return false
+	}
+	return !strings.ContainsAny(c, "0123456789")
 }
 
 // columnUnit is the unit of length or area a table column's header gives

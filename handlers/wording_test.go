@@ -5,12 +5,18 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"frameindex/access"
 	"frameindex/bolt"
+	"frameindex/grid"
+	"frameindex/index"
 	"frameindex/insight"
 	"frameindex/narrate"
 	"frameindex/narrate/ollamatest"
@@ -172,3 +178,304 @@ func TestServer_Wording(t *testing.T) {
 		})
 	}
 }
+
+// claimSelection is a selection of the national demo the wording corpus
+// is written against: rows x cols frames from the cell holding (lat, lon),
+// every step frames apart, and extra ids.
+type claimSelection struct {
+	name             string
+	lat, lon         float64
+	rows, cols, step int
+	extra            []uint64
+}
+
+// claimQuestions are asked of each selection whose name they list ("*":
+// all).
+var claimQuestions = []struct {
+	name, question, format, register string
+	on                               []string
+}{
+	{"profile", "", "answer", "plain", []string{"*"}},
+	{"profile-report", "", "report", "gis", []string{"kano", "border"}},
+	{"population", "how many people live here", "answer", "plain", []string{"*"}},
+	{"buildings-gis", "zonal sum of building_count", "answer", "gis", []string{"lagos", "abuja"}},
+	{"rank-buildings", "which frame has the most buildings", "answer", "plain", []string{"lagos", "kano", "abuja"}},
+	{"rank-top3", "top 3 frames by population", "report", "plain", []string{"kano", "border"}},
+	{"rank-lowest", "which frame has the lowest population", "answer", "plain", []string{"border", "rural"}},
+	{"compare", "compare population and health facilities", "answer", "plain", []string{"lagos", "kano"}},
+	{"density", "what is the population density", "answer", "plain", []string{"lagos", "kano", "rural"}},
+	{"density-gis", "population density of the raster cells", "report", "gis", []string{"abuja"}},
+	{"densest", "which frame is the densest", "answer", "plain", []string{"kano"}},
+	{"ratio", "how many people per building", "answer", "plain", []string{"lagos", "border"}},
+	{"ratio-scale", "clinics per 10,000 people", "answer", "plain", []string{"kano", "lagos"}},
+	{"threshold", "frames with at least 20,000 people", "answer", "plain", []string{"lagos"}},
+	{"threshold-kano", "frames with at least 3,000 people", "answer", "plain", []string{"kano"}},
+	{"threshold-subject", "how many buildings are in frames with more than 300 people", "answer", "plain", []string{"border"}},
+	{"gap", "frames without a health facility", "answer", "plain", []string{"kano", "rural"}},
+	{"share-urban", "what share of the population lives in urban frames", "answer", "plain", []string{"kano", "border"}},
+	{"share-state", "share of the population by state", "report", "plain", []string{"border"}},
+	{"share-rural", "what % of frames are rural", "answer", "gis", []string{"rural", "border"}},
+	{"nearest", "where is the nearest clinic", "answer", "plain", []string{"lagos", "rural", "single"}},
+	{"nearest-3", "the 3 nearest health facilities", "report", "plain", []string{"abuja"}},
+	{"radiance", "mean night-time light radiance", "answer", "gis", []string{"kano", "single"}},
+	{"settlement", "most common settlement class", "answer", "plain", []string{"border"}},
+}
+
+// claimSelections are the selections of the corpus.
+var claimSelections = []claimSelection{
+	{name: "lagos", lat: 6.4541, lon: 3.3947, rows: 2, cols: 2, step: 1},
+	{name: "kano", lat: 12.0022, lon: 8.5920, rows: 3, cols: 3, step: 1},
+	{name: "abuja", lat: 9.0765, lon: 7.3986, rows: 2, cols: 3, step: 1},
+	{name: "border", lat: 12.05, lon: 8.70, rows: 1, cols: 12, step: 12},
+	{name: "rural", lat: 11.20, lon: 12.90, rows: 2, cols: 3, step: 40},
+	{name: "single", lat: 7.3775, lon: 3.9470, rows: 1, cols: 1, step: 1},
+	// Two frames of Lagos Island and two ids of the sea, which no frame
+	// holds.
+	{name: "missing", lat: 6.4541, lon: 3.3947, rows: 1, cols: 2, step: 1, extra: []uint64{1, 2}},
+}
+
+// claimAnswer is one captured answer with the figures its wording is
+// checked against (narrate/testdata/claims_answers.json): each figure as
+// [text, canonical unit, subject, kind, label].
+type claimAnswer struct {
+	Name     string      `json:"name"`
+	Question string      `json:"question"`
+	Format   string      `json:"format"`
+	Register string      `json:"register"`
+	Headline string      `json:"headline"`
+	Detail   string      `json:"detail,omitempty"`
+	Facets   [][2]string `json:"facets,omitempty"`
+	Table    [][]string  `json:"table,omitempty"`
+	FrameIDs []string    `json:"frameIds"`
+	Frames   int         `json:"frames"`
+	Rows     int         `json:"rows"`
+	Places   []string    `json:"places"`
+	Values   []string    `json:"values,omitempty"`
+	Figures  [][5]string `json:"figures"`
+}
+
+// TestCaptureClaimAnswers writes narrate/testdata/claims_answers.json:
+// real answers of the national demo, with the figures figuresOf hands the
+// wording check, for narrate's claim corpus. It runs only when asked:
+//
+//	frameindex demo --data /tmp/demo.db   # once; stop it when it serves
+//	FRAMEINDEX_CLAIMS_DEMO=/tmp/demo.db go test ./handlers/ -run TestCaptureClaimAnswers
+func TestCaptureClaimAnswers(t *testing.T) {
+	path := os.Getenv("FRAMEINDEX_CLAIMS_DEMO")
+	if path == "" {
+		t.Skip("set FRAMEINDEX_CLAIMS_DEMO to a demo data file to capture the claim corpus's answers")
+	}
+	store, err := bolt.Open(path, bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	_, runs, _, err := store.Grid()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := index.NewLattice(runs)
+	known, err := store.CategoryValues([]string{"state", "lga", "ward"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := bolt.Key{ID: "capture", OrgID: "demo", Caps: []bolt.Capability{bolt.CapFrameRead, bolt.CapFeatureRead, bolt.CapAskQuery}}
+	var out []claimAnswer
+	for _, sel := range claimSelections {
+		row, col := grid.CellAt(sel.lat, sel.lon)
+		var ids []uint64
+		for r := 0; r < sel.rows; r++ {
+			for c := 0; c < sel.cols; c++ {
+				ids = append(ids, grid.CellID(row+r*sel.step, col+c*sel.step))
+			}
+		}
+		ids = append(ids, sel.extra...)
+		for _, q := range claimQuestions {
+			if !slices.Contains(q.on, "*") && !slices.Contains(q.on, sel.name) {
+				continue
+			}
+			ans, err := access.Read(store, ix, key, ids, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, err := ans.Request(access.Question{Text: q.question, Format: q.format, Register: q.register})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plan := insight.PlanOf(req); plan.Intent == insight.IntentNearest {
+				if req.Nearest, err = ans.Nearest(store, ix, plan.Dataset, plan.Count, true); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res := insight.Answer(req)
+			f := figuresOf(res, known)
+			ca := claimAnswer{Name: sel.name + "-" + q.name, Question: q.question, Format: q.format, Register: q.register,
+				Headline: res.Headline, Detail: res.Detail, FrameIDs: res.FrameIDs, Frames: f.Frames, Rows: f.Rows, Places: f.Places,
+				Values: slices.Compact(slices.Sorted(slices.Values(f.Values)))}
+			for _, fc := range res.Facets {
+				ca.Facets = append(ca.Facets, [2]string{fc.Label, fc.Value})
+			}
+			if res.Table != nil {
+				ca.Table = append([][]string{res.Table.Columns}, res.Table.Rows...)
+			}
+			for _, g := range f.List {
+				ca.Figures = append(ca.Figures, [5]string{g.Text, g.Unit, g.Subject, g.Kind, g.Label})
+			}
+			out = append(out, ca)
+		}
+	}
+	// The known places: every state and LGA, and the wards of the LGAs
+	// the answers name (the national list of wards is too long to keep).
+	named := map[string]bool{}
+	for _, a := range out {
+		for _, p := range a.Places {
+			named[p] = true
+		}
+	}
+	var kept []string
+	for _, p := range known {
+		lga, _, isWard := strings.Cut(p, " Ward ")
+		if !isWard || named[lga] {
+			kept = append(kept, p)
+		}
+	}
+	// One answer a line.
+	var b strings.Builder
+	head, _ := json.Marshal("FRAMEINDEX_CLAIMS_DEMO=demo.db go test ./handlers/ -run TestCaptureClaimAnswers (see handlers/wording_test.go)")
+	kp, _ := json.Marshal(kept)
+	b.WriteString("{\"how\": " + string(head) + ",\n\"knownPlaces\": " + string(kp) + ",\n\"answers\": [\n")
+	for i, a := range out {
+		line, err := json.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		if i < len(out)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("]}\n")
+	if err := os.WriteFile(filepath.Join("..", "narrate", "testdata", "claims_answers.json"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d answers captured", len(out))
+}
+
+// claimRequest is a question over three frames of two wards of Kano
+// Municipal, with population, buildings and areas, for the engine.
+func claimRequest(q string) insight.Request {
+	attrs := func(state, lga, ward string) map[string]insight.Value {
+		return map[string]insight.Value{"state": {Str: state}, "lga": {Str: lga}, "ward": {Str: ward}}
+	}
+	frame := func(id string, pop, bld float64, ward string) insight.Frame {
+		return insight.Frame{ID: id, Known: true, AreaKm2: 0.85, Data: map[string]insight.DatasetFrame{
+			"admin":      {Attrs: attrs("Kano", "Kano Municipal", ward)},
+			"buildings":  {Attrs: map[string]insight.Value{"building_count": {Num: bld, IsNum: true}}},
+			"population": {Attrs: map[string]insight.Value{"population_2020": {Num: pop, IsNum: true}}},
+		}}
+	}
+	return insight.Request{Question: q, AreaBasis: "WGS84 ellipsoid",
+		Datasets: []insight.Dataset{
+			{ID: "admin", Name: "Administrative areas", Attributes: []insight.Attribute{
+				{Name: "state", Label: "State", Type: "category", Aggregation: "mode"},
+				{Name: "lga", Label: "Local government area", Type: "category", Aggregation: "mode"},
+				{Name: "ward", Label: "Ward", Type: "category", Aggregation: "mode"}}},
+			{ID: "buildings", Name: "Buildings", Attributes: []insight.Attribute{
+				{Name: "building_count", Label: "Buildings", Unit: "buildings", Type: "number", Aggregation: "sum", Year: 2020}}},
+			{ID: "population", Name: "Estimated population", Attributes: []insight.Attribute{
+				{Name: "population_2020", Label: "Estimated population", Unit: "people", Type: "number", Aggregation: "sum", Year: 2020,
+					Aliases: []string{"people", "population"}}}},
+		},
+		Frames: []insight.Frame{frame("433102007", 12000, 2400, "Kano Municipal 3"), frame("433102008", 345, 70, "Kano Municipal 3"),
+			frame("433102009", 5000, 900, "Kano Municipal 4")},
+	}
+}
+
+// TestFiguresOf_Claims: the figures handed to the check carry units and
+// subjects from the engine, so a right number said of the wrong thing is
+// discarded, with the kind of error; honest wordings are kept.
+func TestFiguresOf_Claims(t *testing.T) {
+	known := []string{"Kano", "Kano Municipal", "Kano Municipal 3", "Kano Municipal 4", "Jigawa", "Dutse"}
+	tests := []struct {
+		q, wording, kind string // kind "" for an honest wording
+	}{
+		{"", "The 3 selected frames, in Kano Municipal, hold about 17,300 people and 3,370 buildings in two wards.", ""},
+		{"", "The selection spans three local government areas.", narrate.FailNames},
+		{"", "The frames hold 3,370 km² of built-up land.", narrate.FailUnit},
+		{"", "The fourth frame holds the most buildings.", narrate.FailOrdinal},
+		{"", "Over 17,350 people live in the three frames.", narrate.FailHedge},
+		{"", "The frames lie in Kano and Jigawa.", narrate.FailPlace},
+		{"", "A figure of 2.55 km².", narrate.FailNumber},
+		{"how many people live here", "Frame 433102007 holds 12,000 people, frame 433102009 5,000 and frame 433102008 345.", ""},
+		{"how many people live here", "Frame 433102008 is the busiest, with 12,000 people.", narrate.FailSubject},
+		{"how many people live here", "Frame 433102007 holds 17,345 people.", narrate.FailSubject},
+		{"population density", "About 6,800 people live on each km², 17,345 people on 2.55 km²; each frame covers 0.85 km².", ""},
+		{"population density", "The frames cover 6,802 hectares.", narrate.FailUnit},
+		{"people per building", "There are about 5.2 people per building; frame 433102008 has 4.93.", ""},
+		{"people per building", "There are 5.15 buildings per person.", narrate.FailUnit},
+	}
+	for _, tc := range tests {
+		res := insight.Answer(claimRequest(tc.q))
+		v := narrate.Verify(tc.wording, figuresOf(res, known), false)
+		if v.OK != (tc.kind == "") || v.Kind != tc.kind {
+			t.Errorf("%q over %q: %+v, want kind %q (headline %q)", tc.wording, tc.q, v, tc.kind, res.Headline)
+		}
+	}
+}
+
+// TestPromptOf_Figures: the model is told what each number is; ids and
+// ranks are left to the table.
+func TestPromptOf_Figures(t *testing.T) {
+	res := insight.Answer(claimRequest("which frame has the most people"))
+	pr := promptOf(res, insightParams{}, false)
+	var lines []string
+	for _, f := range pr.Figures {
+		lines = append(lines, f.Text+" | "+f.Unit+" | "+f.Of+" | "+f.Label)
+	}
+	all := strings.Join(lines, "\n")
+	for _, want := range []string{"12,000 | people | frame 433102007 |", "17,345 | people | the selection |", "3 | frames | the selection | Frames ranked"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("prompt figures lack %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "frame id") {
+		t.Errorf("ids among the prompt's figures:\n%s", all)
+	}
+	if msg := narrate.UserMessage(pr); !strings.Contains(msg, "What each number is") {
+		t.Errorf("user message:\n%s", msg)
+	}
+}
+
+// TestServer_WordingDiscardLogged: a discarded wording is refunded and
+// logged with the kind of error and the number, never the question.
+func TestServer_WordingDiscardLogged(t *testing.T) {
+	model := ollamatest.NewServer()
+	defer model.Close()
+	var logs strings.Builder
+	var mu sync.Mutex
+	allow := &fakeAllowance{}
+	s := wordingServer(t, model, allow, 3*time.Second)
+	s.logger = slog.New(slog.NewJSONHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(p)
+	}), nil))
+	s.answer = func(req insight.Request) insight.Insight { return insight.Answer(claimRequest(req.Question)) }
+	model.SetReply("The selection spans three local government areas.")
+	a := askWorded(t, s, `{"frameIds":`+idsJSON(2)+`,"question":"tell me about these secret frames"}`)
+	if a.Engine != "deterministic" || len(allow.refunded) != 1 || len(allow.committed) != 0 {
+		t.Fatalf("engine %q, refunded %v, committed %v", a.Engine, allow.refunded, allow.committed)
+	}
+	mu.Lock()
+	out := logs.String()
+	mu.Unlock()
+	if !strings.Contains(out, `"kind":"wrong count of names"`) || !strings.Contains(out, `three`) || strings.Contains(out, "secret") {
+		t.Errorf("log:\n%s", out)
+	}
+}
+
+// writerFunc adapts a function to io.Writer.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -16,6 +16,9 @@ type answerer struct {
 	ins     Insight
 	used    map[int]bool // dataset indexes whose values went into a figure
 	details []string
+	// subsetSubject is the subject of the figures of the frames a
+	// condition selects (see condFigs).
+	subsetSubject string
 }
 
 // answer is Answer.
@@ -86,6 +89,7 @@ func answer(req Request) Insight {
 	if len(a.missing) > 0 {
 		a.details = append(a.details, a.notFound())
 	}
+	a.idFigs()
 	a.ins.Detail = strings.Join(a.details, " ")
 	for i := range a.used {
 		a.ins.Used = append(a.ins.Used, req.Datasets[i].ID)

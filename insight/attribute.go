@@ -4,7 +4,9 @@ package insight
 func (a *answerer) attribute(c *calc) {
 	n := len(a.known)
 	l := lowerLabel(labelOf(c.a))
-	a.ins.Facets = append(a.ins.Facets, summaryFacet(c))
+	sf := summaryFacet(c)
+	a.ins.Facets = append(a.ins.Facets, sf)
+	a.summaryFig(c, sf)
 	switch {
 	case c.records == 0:
 		a.ins.Headline = a.noneRecorded(c)
@@ -21,7 +23,9 @@ func (a *answerer) attribute(c *calc) {
 				" (" + percent(top.count, c.records) + ")" + a.missingClause() + "."
 		}
 		if len(c.counts) > 1 {
-			a.ins.Facets = append(a.ins.Facets, Facet{capitalize(pluralNoun(c)) + " in the selection", summarizeNames(names(c), pluralNoun(c))})
+			label := capitalize(pluralNoun(c)) + " in the selection"
+			a.ins.Facets = append(a.ins.Facets, Facet{label, summarizeNames(names(c), pluralNoun(c))})
+			a.namesFig(c, label)
 		}
 		a.coverage(c, "the share is of those")
 	default:
@@ -30,6 +34,8 @@ func (a *answerer) attribute(c *calc) {
 			a.ins.Facets = append(a.ins.Facets,
 				Facet{"Highest", a.atFrame(c, c.hi)},
 				Facet{"Lowest", a.atFrame(c, c.lo)})
+			a.atFrameFig(c, c.hi, "Highest")
+			a.atFrameFig(c, c.lo, "Lowest")
 		}
 		if c.kind == kindSum {
 			a.coverage(c, "the total covers those")
@@ -42,7 +48,13 @@ func (a *answerer) attribute(c *calc) {
 	a.citeUnrecorded(c)
 }
 
+// atFrameFig records the figure of atFrame.
+func (a *answerer) atFrameFig(c *calc, i int, label string) {
+	a.measureFig(c.cells[i].num, calcUnit(c.a), SubjectFrame(a.known[i].ID), label)
+}
+
 // recordsFacet is "Frames with a record": "3 of 3".
 func (a *answerer) recordsFacet(c *calc) Facet {
+	a.ofFig(c.records, len(a.known), SubjectSelection, "Frames with a record")
 	return Facet{"Frames with a record", fmtInt(c.records) + " of " + fmtInt(len(a.known))}
 }

@@ -3,11 +3,14 @@ package insight
 // compare answers two measures side by side.
 func (a *answerer) compare(x, y *calc) {
 	a.ins.Headline = a.subject() + " " + a.have() + " " + a.phrase(x) + " and " + a.phrase(y) + a.missingClause() + "."
-	a.ins.Facets = append(a.ins.Facets, summaryFacet(x), summaryFacet(y))
+	fx, fy := summaryFacet(x), summaryFacet(y)
+	a.ins.Facets = append(a.ins.Facets, fx, fy)
+	a.summaryFig(x, fx)
+	a.summaryFig(y, fy)
 	if x.kind == kindSum && y.kind == kindSum && x.records > 0 && y.records > 0 && y.total != 0 {
-		a.ins.Facets = append(a.ins.Facets, Facet{
-			capitalize(lowerLabel(labelOf(x.a))) + " per " + singularPhrase(lowerLabel(labelOf(y.a))),
-			FormatNumber(x.total / y.total)})
+		label := capitalize(lowerLabel(labelOf(x.a))) + " per " + singularPhrase(lowerLabel(labelOf(y.a)))
+		a.ins.Facets = append(a.ins.Facets, Facet{label, FormatNumber(x.total / y.total)})
+		a.measureFig(x.total/y.total, countNoun(x.a, 2)+" per "+perWhat(y.a, 1), SubjectSelection, label)
 	}
 	a.coverage(x, "its figure covers those")
 	a.coverage(y, "its figure covers those")
@@ -17,6 +20,8 @@ func (a *answerer) compare(x, y *calc) {
 		last = "Total"
 	}
 	t.Rows = append(t.Rows, []string{last, selectionCell(x), selectionCell(y)})
+	a.selectionCellFig(x, last+": "+labelOf(x.a))
+	a.selectionCellFig(y, last+": "+labelOf(y.a))
 	a.ins.Table = t
 	a.citeUnrecorded(x, y)
 }

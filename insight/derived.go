@@ -28,15 +28,24 @@ func (a *answerer) density() {
 			a.missingClause() + "."
 	}
 	if mc.ok {
+		dl, tl := mc.label()+mc.years(), "Total "+lowerLabel(labelOf(x.a))+yearSuffix(x.a)
 		a.ins.Facets = append(a.ins.Facets,
-			Facet{mc.label() + mc.years(), mc.show(mc.value) + a.coverNote(mc.covered)},
+			Facet{dl, mc.show(mc.value) + a.coverNote(mc.covered)},
 			Facet{a.areaLabel(), FormatNumber(mc.area) + " " + unitText(mc.unit) + a.coverNote(mc.covered)},
-			Facet{"Total " + lowerLabel(labelOf(x.a)) + yearSuffix(x.a), withUnit(x.total, x.a) + a.coverNote(x.records)})
+			Facet{tl, withUnit(x.total, x.a) + a.coverNote(x.records)})
+		a.measureFig(mc.value, mc.metricUnit(), SubjectSelection, dl)
+		a.coverFig(mc.covered, dl)
+		a.measureFig(mc.area, unitText(mc.unit), SubjectSelection, a.areaLabel())
+		a.coverFig(mc.covered, a.areaLabel())
+		a.measureFig(x.total, calcUnit(x.a), SubjectSelection, tl)
+		a.coverFig(x.records, tl)
 		if mc.records > 1 {
 			hi, lo := extremes(mc.cells)
 			a.ins.Facets = append(a.ins.Facets,
 				Facet{"Highest", mc.show(mc.cells[hi].num) + " (frame " + a.known[hi].ID + ")"},
 				Facet{"Lowest", mc.show(mc.cells[lo].num) + " (frame " + a.known[lo].ID + ")"})
+			a.measureFig(mc.cells[hi].num, mc.metricUnit(), SubjectFrame(a.known[hi].ID), "Highest")
+			a.measureFig(mc.cells[lo].num, mc.metricUnit(), SubjectFrame(a.known[lo].ID), "Lowest")
 		}
 	}
 	a.ins.Facets = append(a.ins.Facets, a.recordsFacet(x))
@@ -58,6 +67,15 @@ func (a *answerer) density() {
 			area = FormatNumber(f.AreaKm2 * areaFactor(mc.unit))
 		}
 		t.Rows = append(t.Rows, []string{f.ID, area, cellText(x.cells[i]), cellText(mc.cells[i])})
+		if f.AreaKm2 > 0 {
+			a.figure(area, unitText(mc.unit), SubjectFrame(f.ID), t.Columns[1], FigureMeasure)
+		}
+		if x.cells[i].ok {
+			a.figure(x.cells[i].str, calcUnit(x.a), SubjectFrame(f.ID), t.Columns[2], FigureMeasure)
+		}
+		if mc.cells[i].ok {
+			a.figure(mc.cells[i].str, mc.metricUnit(), SubjectFrame(f.ID), t.Columns[3], FigureMeasure)
+		}
 	}
 	a.ins.Table = t
 	a.citeUnrecorded(x)
@@ -153,6 +171,10 @@ func (a *answerer) ratio() {
 	}
 	if mc.ok {
 		a.ins.Facets = append(a.ins.Facets, Facet{mc.label() + mc.years(), FormatNumber(mc.value)})
+		a.measureFig(mc.value, mc.metricUnit(), SubjectSelection, mc.label()+mc.years())
+	}
+	if mc.spec.scale != 1 {
+		a.figure(FormatNumber(mc.spec.scale), calcUnit(y.a), SubjectSelection, mc.label(), FigureScale)
 	}
 	a.ins.Facets = append(a.ins.Facets, a.totalFacet(x), a.totalFacet(y))
 	if mc.records > 1 {
@@ -160,8 +182,11 @@ func (a *answerer) ratio() {
 		a.ins.Facets = append(a.ins.Facets,
 			Facet{"Highest", FormatNumber(mc.cells[hi].num) + " (frame " + a.known[hi].ID + ")"},
 			Facet{"Lowest", FormatNumber(mc.cells[lo].num) + " (frame " + a.known[lo].ID + ")"})
+		a.measureFig(mc.cells[hi].num, mc.metricUnit(), SubjectFrame(a.known[hi].ID), "Highest")
+		a.measureFig(mc.cells[lo].num, mc.metricUnit(), SubjectFrame(a.known[lo].ID), "Lowest")
 	}
 	a.ins.Facets = append(a.ins.Facets, Facet{"Frames with both recorded", fmtInt(mc.records) + " of " + fmtInt(len(a.known))})
+	a.ofFig(mc.records, len(a.known), SubjectSelection, "Frames with both recorded")
 	a.coverage(x, "its total covers those")
 	a.coverage(y, "its total covers those")
 	if mc.records < len(a.known) && mc.ok {
@@ -171,12 +196,17 @@ func (a *answerer) ratio() {
 	t.Columns = append(t.Columns, mc.label())
 	for i := range t.Rows {
 		t.Rows[i] = append(t.Rows[i], cellText(mc.cells[i]))
+		if mc.cells[i].ok {
+			a.figure(mc.cells[i].str, mc.metricUnit(), SubjectFrame(a.known[i].ID), mc.label(), FigureMeasure)
+		}
 	}
 	total := "n/a"
 	if mc.ok {
 		total = FormatNumber(mc.value)
 	}
 	t.Rows = append(t.Rows, []string{"Total", selectionCell(x), selectionCell(y), total})
+	a.selectionCellFig(x, "Total: "+labelOf(x.a))
+	a.selectionCellFig(y, "Total: "+labelOf(y.a))
 	a.ins.Table = t
 	a.citeUnrecorded(x, y)
 }
@@ -185,8 +215,10 @@ func (a *answerer) ratio() {
 // covers when not all.
 func (a *answerer) totalFacet(c *calc) Facet {
 	f := summaryFacet(c)
+	a.summaryFig(c, f)
 	if c.records > 0 {
 		f.Value += a.coverNote(c.records)
+		a.coverFig(c.records, f.Label)
 	}
 	return f
 }
@@ -246,12 +278,20 @@ func (a *answerer) rankMetric() {
 	}
 	if len(order) > 0 {
 		a.ins.Facets = append(a.ins.Facets, Facet{"Frames ranked", fmtInt(len(order)) + " of " + fmtInt(n)})
+		a.ofFig(len(order), n, SubjectSelection, "Frames ranked")
 		hi, lo := extremes(mc.cells)
 		a.ins.Facets = append(a.ins.Facets,
 			Facet{"Highest " + l + mc.years(), mc.show(mc.cells[hi].num) + " (frame " + a.known[hi].ID + ")"},
 			Facet{"Lowest " + l + mc.years(), mc.show(mc.cells[lo].num) + " (frame " + a.known[lo].ID + ")"})
+		a.measureFig(mc.cells[hi].num, mc.metricUnit(), SubjectFrame(a.known[hi].ID), "Highest "+l+mc.years())
+		a.measureFig(mc.cells[lo].num, mc.metricUnit(), SubjectFrame(a.known[lo].ID), "Lowest "+l+mc.years())
 		if mc.ok {
 			a.ins.Facets = append(a.ins.Facets, Facet{capitalize(l) + " of the selection", mc.show(mc.value) + a.coverNote(mc.covered)})
+			a.measureFig(mc.value, mc.metricUnit(), SubjectSelection, capitalize(l)+" of the selection")
+			a.coverFig(mc.covered, capitalize(l)+" of the selection")
+		}
+		if mc.spec.kind == metricRatio && mc.spec.scale != 1 {
+			a.figure(FormatNumber(mc.spec.scale), calcUnit(mc.y.a), SubjectSelection, mc.label(), FigureScale)
 		}
 	}
 	if mc.spec.kind == metricDensity {
@@ -271,9 +311,12 @@ func (a *answerer) rankMetric() {
 			place = k + 1
 		}
 		t.Rows = append(t.Rows, []string{strconv.Itoa(place), a.known[i].ID, mc.cells[i].str})
+		a.figure(strconv.Itoa(place), "", SubjectFrame(a.known[i].ID), "Rank", FigureRank)
+		a.figure(mc.cells[i].str, mc.metricUnit(), SubjectFrame(a.known[i].ID), mc.columnLabel(), FigureMeasure)
 	}
 	if len(t.Rows) > 0 {
 		a.ins.Table = t
+		a.partFig(len(t.Rows), SubjectSelection, "Frames listed")
 	}
 	a.citeUnrecorded(mc.x)
 	if mc.y != nil {

@@ -145,11 +145,26 @@
 // ("Kano", "peri-urban") are learnt from the known frames (PlanOf and
 // Answer; Parse, without frames, cannot know them).
 //
+// # Figures
+//
+// Insight.Figures (not part of the JSON answer) lists every number the
+// facets and the table show, and the frame ids, each with what it is: the
+// text as shown, its unit in words ("people", "km²", "people per km²",
+// "people per building", "% of frames", "states"), its subject (the
+// selection, SubjectFrame "frame 433102007", SubjectValue "value Kano",
+// the subset a condition selects, a whole dataset), its label and a kind
+// (a measure, a count of frames, some of the frames, how many names a
+// facet holds, a condition, a ratio's scale, a rank, an id, a coordinate).
+// The wording check (package narrate, through the handler) compares a
+// model's claims with them; the headline and detail are sentences it reads
+// itself. Every number a facet value or table cell shows, but a digit
+// inside a name, has a figure (TestAnswer_FiguresCover).
+//
 // # Cost and concurrency
 //
 // Parse and Answer keep no state between calls and are safe for
 // concurrent use. Answering about 50 frames over six datasets takes
-// 0.1-0.2 ms and 70-120 KB of allocations (BenchmarkAnswer50,
+// 0.1-0.2 ms and 70-150 KB of allocations (BenchmarkAnswer50,
 // BenchmarkAnswerQuestions50); the work is linear in frames x datasets
 // plus a few parses of follow-up questions.
 //

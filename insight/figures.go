@@ -92,6 +92,7 @@ func (a *answerer) frameTable(cs ...*calc) *Table {
 	t := &Table{Columns: []string{"Frame"}}
 	for _, c := range cs {
 		t.Columns = append(t.Columns, labelOf(c.a))
+		a.frameCellsFig(c, labelOf(c.a))
 	}
 	for i, f := range a.known {
 		row := []string{f.ID}

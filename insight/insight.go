@@ -153,6 +153,11 @@ type Insight struct {
 	// Used lists the datasets whose values went into a figure (for per-query
 	// charges), ascending. Not part of the JSON answer.
 	Used []string `json:"-"`
+	// Figures are the numbers of the facets and the table (and the frame
+	// ids), each with what it is: unit, subject, label and kind, for the
+	// wording check. Not part of the JSON answer; the headline and detail
+	// are sentences the check reads itself.
+	Figures []Figure `json:"-"`
 }
 
 // Plan is what a question asks, decided before any data is read.

@@ -39,6 +39,7 @@ func (a *answerer) nearest() {
 		feats = feats[:want]
 	}
 	limit := FormatNumber(nr.LimitKm) + " km"
+	a.figure(FormatNumber(nr.LimitKm), "km", SubjectSelection, "Searched", FigureCondition)
 	among := lowerFirst(a.subject())
 	if len(feats) == 0 {
 		a.ins.Headline = "No " + noun + " lies within " + limit + " of " + among + a.missingClause() + "."
@@ -78,8 +79,15 @@ func (a *answerer) nearest() {
 		Facet{"Distance (great circle)", dist},
 		Facet{"From frame", f.From},
 		Facet{"In frame", f.Frame})
+	// The distance is between two frames: either may be its subject.
+	a.measureFig(f.DistanceKm, "km", SubjectFrame(f.From), "Distance (great circle)")
+	a.measureFig(f.DistanceKm, "km", SubjectFrame(f.Frame), "Distance (great circle)")
+	a.figure(f.From, "frame id", SubjectFrame(f.From), "From frame", FigureID)
+	a.figure(f.Frame, "frame id", SubjectFrame(f.Frame), "In frame", FigureID)
 	if !nr.Hidden {
 		a.ins.Facets = append(a.ins.Facets, Facet{"Position (lon, lat)", coord(f.Lon) + ", " + coord(f.Lat)})
+		a.figure(coord(f.Lon), "degrees", SubjectSelection, "Longitude", FigureCoordinate)
+		a.figure(coord(f.Lat), "degrees", SubjectSelection, "Latitude", FigureCoordinate)
 		shown := 0
 		for _, p := range f.Properties {
 			if shown == maxPropertyFacets {
@@ -89,7 +97,11 @@ func (a *answerer) nearest() {
 				continue
 			}
 			if v := propertyText(p.Value); v != "" {
-				a.ins.Facets = append(a.ins.Facets, Facet{capitalize(strings.ReplaceAll(p.Key, "_", " ")), v})
+				label := capitalize(strings.ReplaceAll(p.Key, "_", " "))
+				a.ins.Facets = append(a.ins.Facets, Facet{label, v})
+				if p.Value.IsNum {
+					a.figure(v, lowerLabel(label), SubjectSelection, label, FigureMeasure)
+				}
 				shown++
 			}
 		}
@@ -101,6 +113,11 @@ func (a *answerer) nearest() {
 	}
 	for k, nf := range feats {
 		row := []string{strconv.Itoa(k + 1), FormatNumber(nf.DistanceKm), nf.Frame, nf.From}
+		a.figure(strconv.Itoa(k+1), "", SubjectFrame(nf.Frame), "Rank", FigureRank)
+		a.measureFig(nf.DistanceKm, "km", SubjectFrame(nf.From), "Distance (km)")
+		a.measureFig(nf.DistanceKm, "km", SubjectFrame(nf.Frame), "Distance (km)")
+		a.figure(nf.Frame, "frame id", SubjectFrame(nf.Frame), "In frame", FigureID)
+		a.figure(nf.From, "frame id", SubjectFrame(nf.From), "From frame", FigureID)
 		if !nr.Hidden {
 			n := nf.Name
 			if n == "" {

@@ -18,6 +18,7 @@ var profileFacets = []struct{ concept, label string }{
 func (a *answerer) profile() {
 	n := len(a.known)
 	a.ins.Facets = append(a.ins.Facets, Facet{"Areas selected", fmtInt(n)})
+	a.countFig(n, "frames", SubjectSelection, "Areas selected")
 	calcs := map[string]*calc{}
 	for _, pf := range profileFacets {
 		r, ok := a.m.byConcept[pf.concept]
@@ -35,10 +36,13 @@ func (a *answerer) profile() {
 		case c.records == 0:
 		case c.kind == kindMode && (pf.concept == cState || pf.concept == cLGA || pf.concept == cWard):
 			value = summarizeNames(names(c), pluralNoun(c))
+			a.namesFig(c, label)
 		case c.kind == kindMode:
 			value = modeText(c)
+			a.summaryFig(c, Facet{Label: label})
 		default:
 			value = FormatNumber(c.figure())
+			a.measureFig(c.figure(), calcUnit(c.a), SubjectSelection, label)
 		}
 		a.ins.Facets = append(a.ins.Facets, Facet{label, value})
 		a.citeUnrecorded(c)
@@ -91,6 +95,12 @@ func (a *answerer) profile() {
 			a.used[di] = true
 		}
 		t.Rows = append(t.Rows, []string{datasetName(d), fmtInt(inSel), fmtInt(national)})
+		unit, selKind, allKind := "frames", FigurePart, FigureCount
+		if d.Features > 0 && len(d.Attributes) == 0 {
+			unit, selKind, allKind = featureNouns(d), FigureMeasure, FigureMeasure
+		}
+		a.figure(fmtInt(inSel), unit, SubjectSelection, datasetName(d)+": In selection", selKind)
+		a.figure(fmtInt(national), unit, SubjectDataset, datasetName(d)+": In dataset", allKind)
 		known := false
 		for _, s := range a.ins.Sources {
 			known = known || s.LayerID == d.ID
@@ -101,6 +111,7 @@ func (a *answerer) profile() {
 	}
 	if len(t.Rows) > 0 {
 		a.ins.Table = t
+		a.countFig(len(t.Rows), "datasets", SubjectSelection, "Dataset")
 	}
 	if len(preds) == 0 {
 		if recorded == 0 {

@@ -81,16 +81,21 @@ func (a *answerer) rank(c *calc) {
 	a.coverage(c, "only those are ranked")
 	if c.records > 0 {
 		a.ins.Facets = append(a.ins.Facets, Facet{"Frames ranked", fmtInt(c.records) + " of " + fmtInt(n)})
+		a.ofFig(c.records, n, SubjectSelection, "Frames ranked")
 		first, last := order[0], order[len(order)-1]
 		hi, lo := first, last
 		if !high {
 			hi, lo = last, first
 		}
-		a.ins.Facets = append(a.ins.Facets,
-			Facet{capitalize(rankPhrase(c.a, true)[len("the "):]) + yearSuffix(c.a), a.atFrame(c, hi)},
-			Facet{capitalize(rankPhrase(c.a, false)[len("the "):]) + yearSuffix(c.a), a.atFrame(c, lo)})
+		hiLabel := capitalize(rankPhrase(c.a, true)[len("the "):]) + yearSuffix(c.a)
+		loLabel := capitalize(rankPhrase(c.a, false)[len("the "):]) + yearSuffix(c.a)
+		a.ins.Facets = append(a.ins.Facets, Facet{hiLabel, a.atFrame(c, hi)}, Facet{loLabel, a.atFrame(c, lo)})
+		a.atFrameFig(c, hi, hiLabel)
+		a.atFrameFig(c, lo, loLabel)
 	}
-	a.ins.Facets = append(a.ins.Facets, summaryFacet(c))
+	sf := summaryFacet(c)
+	a.ins.Facets = append(a.ins.Facets, sf)
+	a.summaryFig(c, sf)
 	t := &Table{Columns: []string{"Rank", "Frame", labelOf(c.a)}}
 	top := a.p.top
 	if top > len(order) {
@@ -103,9 +108,12 @@ func (a *answerer) rank(c *calc) {
 			place = k + 1
 		}
 		t.Rows = append(t.Rows, []string{strconv.Itoa(place), a.known[i].ID, c.cells[i].str})
+		a.figure(strconv.Itoa(place), "", SubjectFrame(a.known[i].ID), "Rank", FigureRank)
+		a.figure(c.cells[i].str, calcUnit(c.a), SubjectFrame(a.known[i].ID), labelOf(c.a), FigureMeasure)
 	}
 	if len(t.Rows) > 0 {
 		a.ins.Table = t
+		a.partFig(len(t.Rows), SubjectSelection, "Frames listed")
 	}
 	a.citeUnrecorded(c)
 }

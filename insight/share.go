@@ -27,6 +27,7 @@ func (a *answerer) shareOfCondition() {
 	sel, k, considered := a.selectFrames(c, mc)
 	n := len(a.known)
 	phrase := a.condPhrase(c, mc)
+	a.condFigs(c, mc, "Frames with "+phrase)
 	if a.p.base == nil {
 		switch {
 		case mc.x.records == 0 && c.op != OpNone:
@@ -38,16 +39,21 @@ func (a *answerer) shareOfCondition() {
 		a.ins.Facets = append(a.ins.Facets,
 			Facet{"Share of frames with " + phrase, percent(k, n)},
 			Facet{"Frames", fmtInt(k) + " of " + fmtInt(n)})
+		a.figure(percent(k, n), "% of frames", a.subsetSubject, "Share of frames with "+phrase, FigureMeasure)
+		a.ofFig(k, n, a.subsetSubject, "Frames")
 		if sm := a.subjectMetric(c, mc, len(a.p.used)); sm != nil && k > 0 {
 			if _, f, part, ok := a.subsetFigure(sm, sel); ok {
 				a.ins.Facets = append(a.ins.Facets, f)
 				if sm.spec.kind == metricPlain && sm.x.kind == kindSum && sm.x.total > 0 {
-					a.ins.Facets = append(a.ins.Facets, Facet{"Share of the total " + lowerLabel(labelOf(sm.x.a)), percentOf(part, sm.x.total)})
+					label := "Share of the total " + lowerLabel(labelOf(sm.x.a))
+					a.ins.Facets = append(a.ins.Facets, Facet{label, percentOf(part, sm.x.total)})
+					a.figure(percentOf(part, sm.x.total), percentUnit(sm.x.a), a.subsetSubject, label, FigureMeasure)
 				}
 			}
 		}
 		if considered < n {
 			a.ins.Facets = append(a.ins.Facets, Facet{"Frames with a record of " + lowerLabel(mc.label()), fmtInt(considered) + " of " + fmtInt(n)})
+			a.ofFig(considered, n, SubjectSelection, "Frames with a record of "+lowerLabel(mc.label()))
 			a.details = append(a.details, "The share is of all "+fmtInt(n)+" selected frames; "+lowerLabel(mc.label())+
 				" can be read on "+fmtInt(considered)+" of them.")
 		}
@@ -83,9 +89,17 @@ func (a *answerer) shareOfCondition() {
 	}
 	if base.total > 0 {
 		a.ins.Facets = append(a.ins.Facets, Facet{"Share of " + bl + yearSuffix(base.a), percentOf(part, base.total)})
+		a.figure(percentOf(part, base.total), percentUnit(base.a), a.subsetSubject, "Share of "+bl+yearSuffix(base.a), FigureMeasure)
 	}
+	inLabel := capitalize(bl) + " in those frames" + yearSuffix(base.a)
+	a.measureFig(part, calcUnit(base.a), a.subsetSubject, inLabel)
+	if covered < k {
+		a.partFig(covered, a.subsetSubject, inLabel)
+		a.partFig(k, a.subsetSubject, inLabel)
+	}
+	a.ofFig(k, n, a.subsetSubject, "Frames with "+phrase)
 	a.ins.Facets = append(a.ins.Facets,
-		Facet{capitalize(bl) + " in those frames" + yearSuffix(base.a), withUnit(part, base.a) + a.coverNote2(covered, k)},
+		Facet{inLabel, withUnit(part, base.a) + a.coverNote2(covered, k)},
 		a.totalFacet(base),
 		Facet{"Frames with " + phrase, fmtInt(k) + " of " + fmtInt(n)})
 	if considered < n && c.op != OpNone {
@@ -180,8 +194,13 @@ func (a *answerer) shareByCategory() {
 	}
 	for _, r := range rows {
 		cells := []string{r.name, fmtInt(r.frames), percent(r.frames, g.records)}
+		sub := SubjectValue(r.name)
+		a.partFig(r.frames, sub, r.name+": Frames")
+		a.figure(percent(r.frames, g.records), "% of frames", sub, r.name+": Share of frames", FigureMeasure)
 		if base != nil {
 			cells = append(cells, FormatNumber(r.sum), percentOf(r.sum, base.total))
+			a.measureFig(r.sum, calcUnit(base.a), sub, r.name+": "+labelOf(base.a))
+			a.figure(percentOf(r.sum, base.total), percentUnit(base.a), sub, r.name+": Share of "+lowerLabel(labelOf(base.a)), FigureMeasure)
 		}
 		t.Rows = append(t.Rows, cells)
 	}
@@ -194,6 +213,12 @@ func (a *answerer) shareByCategory() {
 		}
 		a.ins.Facets = append(a.ins.Facets, Facet{"Largest share", v},
 			Facet{capitalize(pluralNoun(g)) + " in the selection", fmtInt(len(rows))})
+		if base != nil {
+			a.figure(percentOf(top.sum, base.total), percentUnit(base.a), SubjectValue(top.name), "Largest share", FigureMeasure)
+		} else {
+			a.figure(percent(top.frames, g.records), "% of frames", SubjectValue(top.name), "Largest share", FigureMeasure)
+		}
+		a.namesFig(g, capitalize(pluralNoun(g))+" in the selection")
 		if base != nil {
 			a.ins.Facets = append(a.ins.Facets, a.totalFacet(base))
 		}
@@ -230,6 +255,8 @@ func (a *answerer) shareByFrame() {
 		a.ins.Facets = append(a.ins.Facets,
 			Facet{"Largest share", percentOf(c.cells[c.hi].num, c.total) + " (frame " + a.known[c.hi].ID + ")"},
 			Facet{"Smallest share", percentOf(c.cells[c.lo].num, c.total) + " (frame " + a.known[c.lo].ID + ")"})
+		a.figure(percentOf(c.cells[c.hi].num, c.total), percentUnit(c.a), SubjectFrame(a.known[c.hi].ID), "Largest share", FigureMeasure)
+		a.figure(percentOf(c.cells[c.lo].num, c.total), percentUnit(c.a), SubjectFrame(a.known[c.lo].ID), "Smallest share", FigureMeasure)
 	}
 	a.ins.Facets = append(a.ins.Facets, a.recordsFacet(c))
 	a.coverage(c, "the shares are of those frames' total")
@@ -240,6 +267,8 @@ func (a *answerer) shareByFrame() {
 		if c.cells[i].ok {
 			v = c.cells[i].str
 			share = percentOf(c.cells[i].num, c.total)
+			a.figure(v, calcUnit(c.a), SubjectFrame(f.ID), labelOf(c.a), FigureMeasure)
+			a.figure(share, percentUnit(c.a), SubjectFrame(f.ID), "Share", FigureMeasure)
 		}
 		t.Rows = append(t.Rows, []string{f.ID, v, share})
 	}

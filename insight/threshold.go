@@ -200,6 +200,11 @@ func (a *answerer) subsetFigure(sm *metricCalc, sel []bool) (prose string, f Fac
 		prose = article(l) + " " + l + " of " + sm.show(v) + " together" + sm.years()
 		f = Facet{capitalize(l) + " of those frames" + sm.years(), sm.show(v) + note}
 	}
+	a.measureFig(v, sm.metricUnit(), a.subsetSubject, f.Label)
+	if note != "" {
+		a.partFig(covered, SubjectSubset, f.Label)
+		a.partFig(k, SubjectSubset, f.Label)
+	}
 	return prose, f, v, true
 }
 
@@ -216,6 +221,7 @@ func (a *answerer) threshold() {
 	}
 	sm := a.subjectMetric(c, mc, skip)
 	phrase := a.condPhrase(c, mc)
+	a.condFigs(c, mc, "Frames with "+phrase)
 	var figure string
 	var subjectFacet Facet
 	var part float64
@@ -246,14 +252,19 @@ func (a *answerer) threshold() {
 	a.ins.Facets = append(a.ins.Facets,
 		Facet{"Frames with " + phrase, fmtInt(k) + " of " + fmtInt(n)},
 		Facet{"Share of frames", percent(k, n)})
+	a.ofFig(k, n, a.subsetSubject, "Frames with "+phrase)
+	a.figure(percent(k, n), "% of frames", a.subsetSubject, "Share of frames", FigureMeasure)
 	if hasFigure {
 		a.ins.Facets = append(a.ins.Facets, subjectFacet)
 		if sm.spec.kind == metricPlain && sm.x.kind == kindSum && sm.x.total > 0 {
-			a.ins.Facets = append(a.ins.Facets, Facet{"Share of the total " + lowerLabel(labelOf(sm.x.a)), percentOf(part, sm.x.total)})
+			label := "Share of the total " + lowerLabel(labelOf(sm.x.a))
+			a.ins.Facets = append(a.ins.Facets, Facet{label, percentOf(part, sm.x.total)})
+			a.figure(percentOf(part, sm.x.total), percentUnit(sm.x.a), a.subsetSubject, label, FigureMeasure)
 		}
 	}
 	if considered < n {
 		a.ins.Facets = append(a.ins.Facets, Facet{"Frames with a record of " + lowerLabel(mc.label()), fmtInt(considered) + " of " + fmtInt(n)})
+		a.ofFig(considered, n, SubjectSelection, "Frames with a record of "+lowerLabel(mc.label()))
 		a.details = append(a.details, capitalize(lowerLabel(mc.label()))+" can be read on "+fmtInt(considered)+" of the "+
 			fmtInt(n)+" selected frames; frames without a record are not counted.")
 	}
@@ -312,8 +323,18 @@ func (a *answerer) subsetTable(mc, sm *metricCalc, sel []bool, op string) *Table
 			v = mc.x.cells[i].str
 		}
 		row := []string{a.known[i].ID, v}
+		if v != noRecord {
+			unit := mc.metricUnit()
+			if mc.spec.kind == metricPlain && mc.x.cells[i].ok {
+				unit = calcUnit(mc.x.a)
+			}
+			a.figure(v, unit, SubjectFrame(a.known[i].ID), t.Columns[1], FigureMeasure)
+		}
 		if other {
 			row = append(row, cellText(sm.cells[i]))
+			if sm.cells[i].ok {
+				a.figure(sm.cells[i].str, sm.metricUnit(), SubjectFrame(a.known[i].ID), t.Columns[2], FigureMeasure)
+			}
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -341,4 +362,28 @@ func percentOf(part, total float64) string {
 		return s + "%"
 	}
 	return strconv.FormatFloat(r, 'f', 0, 64) + "%"
+}
+
+// condFigs records the values of a condition: its threshold (two for
+// between), or the 0 of a gap; and sets the subject of the figures of the
+// frames it selects.
+func (a *answerer) condFigs(c *condSpec, mc *metricCalc, label string) {
+	a.subsetSubject = SubjectSubset
+	switch c.op {
+	case OpIs:
+		a.subsetSubject = SubjectValue(a.valueShown(c, mc))
+	case OpIsNot:
+	case OpNone:
+		a.figure("0", mc.metricUnit(), SubjectSubset, label, FigureCondition)
+	case OpSome:
+		a.figure("0", mc.metricUnit(), SubjectSubset, label, FigureCondition)
+	case OpBetween:
+		a.figure(FormatNumber(c.v1), mc.metricUnit(), SubjectSubset, label, FigureCondition)
+		a.figure(FormatNumber(c.v2), mc.metricUnit(), SubjectSubset, label, FigureCondition)
+	default:
+		a.figure(FormatNumber(c.v1), mc.metricUnit(), SubjectSubset, label, FigureCondition)
+	}
+	if mc.spec.kind == metricRatio && mc.spec.scale != 1 {
+		a.figure(FormatNumber(mc.spec.scale), calcUnit(mc.y.a), SubjectSelection, label, FigureScale)
+	}
 }

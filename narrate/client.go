@@ -144,8 +144,19 @@ type Prompt struct {
 	Facets   [][2]string // label, value
 	Table    [][]string  // first row: column names
 	Sources  []string
+	// Figures say what each number of the facets and table is: its unit,
+	// what it is of, and where it is shown. Optional.
+	Figures  []PromptFigure
 	Register string // RegisterPlain (or empty) or RegisterGIS
 	Report   bool   // "## " section titles and "- " list items
+}
+
+// PromptFigure is one figure as the model is told it: the number as shown,
+// what it counts or measures ("people", "km²", "% of frames"), what it is
+// of ("the selection", "frame 433102007", "the frames with Kano") and the
+// facet or column it is shown under.
+type PromptFigure struct {
+	Text, Unit, Of, Label string
 }
 
 // Word asks the model to word p and returns the wording, trimmed, not yet
@@ -237,6 +248,9 @@ func SystemMessage(register string, report bool) (string, error) {
 		"You describe a computed answer about places, using only the figures the user gives you.",
 		"Use no numbers other than those figures: state each exactly as given, or rounded with a word such as \"about\". " +
 			"Do not add, subtract, average, convert or compare figures into new numbers, and do not mention sizes, distances or dates that are not given.",
+		"Say each number of what it is given for, with its own unit: a count of frames is not a count of places or areas, " +
+			"one frame's value is not another frame's, and a figure for one place or class is not another's. " +
+			"Write over, under, almost or at least only when the figure lies that side of the number you write.",
 		"Name no state, local government area, ward, town or other place that is not in the figures.",
 		"Do not guess at causes or add facts from outside the figures.",
 		reg,
@@ -266,6 +280,16 @@ func UserMessage(p Prompt) string {
 			}
 			b.WriteString(strings.Join(cells, " | "))
 			b.WriteString("\n")
+		}
+	}
+	if len(p.Figures) > 0 {
+		b.WriteString("\nWhat each number is (number | what it counts or measures | what it is of | where it is shown):\n")
+		for _, f := range p.Figures {
+			unit := f.Unit
+			if unit == "" {
+				unit = "-"
+			}
+			fmt.Fprintf(&b, "- %s | %s | %s | %s\n", oneLine(f.Text), oneLine(unit), oneLine(f.Of), oneLine(f.Label))
 		}
 	}
 	if len(p.Sources) > 0 {

@@ -23,10 +23,10 @@ func ExampleVerify() {
 		fmt.Printf("%+v\n", narrate.Verify(w, f, false))
 	}
 	// Output:
-	// {OK:true Reason:}
-	// {OK:false Reason:number "39,170" matches no figure}
-	// {OK:false Reason:number "67" matches no figure}
-	// {OK:false Reason:place "Kaduna" is not in the figures}
+	// {OK:true Reason: Kind:}
+	// {OK:false Reason:number "39,170" matches no figure Kind:wrong number}
+	// {OK:false Reason:number "67" matches no figure Kind:wrong number}
+	// {OK:false Reason:place "Kaduna" is not in the figures Kind:place}
 }
 
 // Numbers reads each figure with the place it is shown to.

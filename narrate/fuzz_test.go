@@ -174,3 +174,61 @@ func FuzzVerify(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadClaims: the claim reader never panics; every claim is a number
+// of the text at its offsets, in order, with a known hedge and role; every
+// ordinal lies in the text; a claim's subject frames are ids the text
+// names; and a wording always passes against the figures read from
+// itself (every claim states the figure it is).
+func FuzzReadClaims(f *testing.F) {
+	for _, seed := range []string{
+		"",
+		"Frame 433102007 holds 25,741 people (frame 433102008 has 20,511).",
+		"## Frame 433102007\n- 4,591 buildings\n- 5.34 people per building\n## Selection\n- 86,556 in all",
+		"The selection spans four local government areas; the sixth frame has over 12,000 people.",
+		"10,679 km² of built-up land, 3 of the 4 frames, 45% of the population, 0.46 clinics per 10,000 people.",
+		"Lagos Island Primary Health Centre 6 serves 6 people; Kano Ward 46 and Kano Ward 38.",
+		"between 1 and 2 million, 12k+, ~5, ≥ 3,000, > 300, at least 5,000 or more, 0.18 to 3.53 km",
+		"1,740 over 6 polygons; the mean over 9 cells; Each building houses 5.34 people.",
+		"#3 3rd twenty-first Frames 433102007-433102009, id 1 and 2 — (((",
+		"\xff\xfe 人口 ١٢٣ 1e400 " + strings.Repeat("9", 400),
+		"rural frames 8 of 12; peri-urban (67%); urban (100%).",
+	} {
+		f.Add(seed)
+	}
+	figs := FiguresFrom([]string{"Frame 433102007: 25,741 people (frame 433102007)", "urban (67%)"},
+		[]string{"Kano", "Lagos Island", "Kano Ward 46"}, []string{"Kano", "Lagos Island", "Kano Ward 46", "Jigawa"})
+	figs.Frames, figs.Rows = 4, 3
+	figs.Values = []string{"rural", "peri-urban"}
+	hedges := map[string]bool{HedgeNone: true, HedgeAbout: true, HedgeOver: true, HedgeAtLeast: true, HedgeUnder: true,
+		HedgeAlmost: true, HedgeAtMost: true, HedgeExactly: true}
+	roles := map[string]bool{"": true, RoleID: true, RoleYear: true, RoleScale: true}
+	f.Fuzz(func(t *testing.T, s string) {
+		claims, ords := ReadClaims(s, figs)
+		end := 0
+		for _, c := range claims {
+			if c.Start < end || c.End <= c.Start || c.End > len(s) || s[c.Start:c.End] != c.Text {
+				t.Fatalf("ReadClaims(%q): bad offsets %+v (previous end %d)", s, c, end)
+			}
+			end = c.End
+			if !hedges[c.Hedge] || !roles[c.Role] || math.IsNaN(c.Value) {
+				t.Fatalf("ReadClaims(%q): claim %+v", s, c)
+			}
+			for _, id := range c.Frames {
+				if !strings.Contains(s, id) && !strings.Contains(strings.ReplaceAll(s, ",", ""), id) {
+					t.Fatalf("ReadClaims(%q): claim %+v said of a frame the text does not name", s, c)
+				}
+			}
+		}
+		for _, o := range ords {
+			if o.Start < 0 || o.End > len(s) || o.Start >= o.End || s[o.Start:o.End] != o.Text || o.Value < 1 {
+				t.Fatalf("ReadClaims(%q): ordinal %+v", s, o)
+			}
+		}
+		_ = Verify(s, figs, true)
+		self := FiguresFrom([]string{s}, nil, nil)
+		if v := Verify(s, self, false); strings.TrimSpace(s) != "" && !v.OK {
+			t.Fatalf("Verify(%q) against its own figures: %s (%s)", s, v.Reason, v.Kind)
+		}
+	})
+}

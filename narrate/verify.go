@@ -2,15 +2,16 @@ package narrate
 
 import (
 	"math"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
 // Figures are what a wording may state: the numbers and place names of one
-// computed answer. Build them with FiguresFrom; the zero Figures allow no
-// number and, knowing no places, check none.
+// computed answer, each number with what it is (List). Build them with
+// FiguresFrom (texts read as sentences) and Add (figures the engine
+// typed); the zero Figures allow no number and, knowing no places, check
+// none.
 type Figures struct {
 	// Numbers are the plain figures (not percentages): every facet value,
 	// table cell, the headline's numbers, the frame count, a year shown in
@@ -28,18 +29,175 @@ type Figures struct {
 	// shown without one. A figure missing here is taken as shown without a
 	// unit.
 	Units map[float64][]string
+	// List is every figure with what it is: unit, subject, label, kind.
+	// Verify checks claims against it (Numbers and Percents alone, when it
+	// is empty, as figures of unknown unit).
+	List []Figure
+	// Frames is the number of selected frames and Rows the number of table
+	// rows: ordinals may not exceed them. 0 leaves ordinals unchecked.
+	Frames, Rows int
+	// Values are category values and places the answer names ("rural",
+	// "Gaya"), besides Places and the subjects of List: a number said of
+	// one of them must not be another's.
+	Values []string
+}
+
+// Figure is one computed figure and what it is (see insight.Figure, whose
+// fields it mirrors once read).
+type Figure struct {
+	// Value is the figure as shown, before any percent sign; Decimals the
+	// place it is shown to (Number.Decimals); Percent set for a
+	// percentage; Text as shown.
+	Value    float64
+	Decimals int
+	Percent  bool
+	Text     string
+	// Unit is the canonical unit (CanonicalUnit): "people", "km2",
+	// "people/km2", "%frames", "lgas"; "" when unknown (a claim in any
+	// unit may state it).
+	Unit string
+	// Subject is what it is of: "" the selection, "frame ID", "value
+	// NAME" (the frames holding a category value or place), "subset" (the
+	// frames meeting a condition), "dataset" (a whole dataset).
+	Subject string
+	// Label is the facet label or table column it is shown under.
+	Label string
+	// Kind is how it may be stated: "" a measure, "count", "names",
+	// "condition", "scale", "rank", "id", "coordinate", "name", "year".
+	Kind string
+}
+
+// Figure kinds, as insight names them, and "year".
+const (
+	KindMeasure    = ""
+	KindCount      = "count"
+	KindPart       = "part"
+	KindNames      = "names"
+	KindCondition  = "condition"
+	KindScale      = "scale"
+	KindRank       = "rank"
+	KindID         = "id"
+	KindCoordinate = "coordinate"
+	KindName       = "name"
+	KindYear       = "year"
+)
+
+// NewFigure reads a figure shown as text ("86,556", "67%", "0.85") with
+// what it is: unit in words (read with CanonicalUnit), subject, label and
+// kind as insight.Figure gives them. ok is false when text holds no
+// number; a text of several numbers gives the first. Safe for concurrent
+// use.
+func NewFigure(text, unit, subject, label, kind string) (Figure, bool) {
+	ns := Numbers(text)
+	if len(ns) == 0 {
+		return Figure{}, false
+	}
+	n := ns[0]
+	u := CanonicalUnit(unit)
+	switch {
+	case n.Percent && !strings.HasPrefix(u, "%"):
+		u = "%"
+	case !n.Percent && strings.HasPrefix(u, "%"):
+		n.Percent = true // a measure whose unit is a percentage
+	}
+	return Figure{Value: n.Value, Decimals: n.Decimals, Percent: n.Percent, Text: n.Text, Unit: u,
+		Subject: subject, Label: label, Kind: kind}, true
+}
+
+// Add adds a figure to f, to List and to Numbers or Percents (once each).
+func (f *Figures) Add(g Figure) {
+	f.List = append(f.List, g)
+	if g.Percent {
+		if !containsFloat(f.Percents, g.Value) {
+			f.Percents = append(f.Percents, g.Value)
+		}
+		return
+	}
+	if !containsFloat(f.Numbers, g.Value) {
+		f.Numbers = append(f.Numbers, g.Value)
+	}
+}
+
+// AddShown reads texts an answer shows (facet values, table cells) whose
+// numbers Add should have covered: a number no figure of List holds is
+// added as a name's digit ("Ward 6"), which a wording may write only
+// without a unit.
+func (f *Figures) AddShown(texts ...string) {
+	for _, t := range texts {
+		for _, n := range Numbers(t) {
+			held := false
+			for _, g := range f.List {
+				if g.Percent == n.Percent && g.Value == n.Value && (g.Kind == KindName || !nameDigitAt(t, n)) {
+					held = true
+					break
+				}
+			}
+			if !held {
+				f.Add(Figure{Value: n.Value, Decimals: n.Decimals, Percent: n.Percent, Text: n.Text, Kind: KindName, Label: t})
+			}
+		}
+	}
+}
+
+// nameDigitAt reports a number of t that ends a name: right after a
+// capitalised word and a space ("Ward 6", "Clinic 20").
+func nameDigitAt(t string, n Number) bool {
+	if n.Start < 2 || t[n.Start-1] != ' ' || len(n.Text) > 3 {
+		return false
+	}
+	w := strings.LastIndexByte(t[:n.Start-1], ' ')
+	return firstRuneUpper(t[w+1 : n.Start-1])
+}
+
+func containsFloat(xs []float64, v float64) bool {
+	for _, x := range xs {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
 
 // FiguresFrom collects Figures from the texts of a computed answer
 // (headline, facet labels and values, table columns and cells), reading
 // every number in them with Numbers: a percentage goes to Percents,
-// anything else to Numbers, each value once. places and knownPlaces are
-// kept as given (not copied). FiguresFrom keeps no reference to texts.
+// anything else to Numbers, each value once. Each text is also read as a
+// wording is (ReadClaims), so List holds every number with the unit,
+// hedge and subject the text gives it: "21,500 people (frame 1)" is a
+// figure of people of frame 1; a hedged number ("at least 5,000 people")
+// is a condition. places and knownPlaces are kept as given (not copied).
+// FiguresFrom keeps no reference to texts.
 func FiguresFrom(texts []string, places, knownPlaces []string) Figures {
 	f := Figures{Places: places, KnownPlaces: knownPlaces}
+	f.AddTexts(texts...)
+	return f
+}
+
+// AddTexts reads texts as FiguresFrom does and adds their numbers.
+func (f *Figures) AddTexts(texts ...string) {
 	seen := map[float64]bool{}
+	for _, v := range f.Numbers {
+		seen[v] = true
+	}
 	seenPct := map[float64]bool{}
+	for _, v := range f.Percents {
+		seenPct[v] = true
+	}
+	// Frame ids first: an id anywhere in the texts marks it wherever it
+	// is named.
+	cx := f.context()
 	for _, t := range texts {
+		for _, n := range Numbers(t) {
+			if isIDText(n.Text) {
+				cx.ids[n.Text] = true
+			}
+		}
+	}
+	for _, t := range texts {
+		claims, _ := readClaims(t, cx)
+		for _, c := range claims {
+			f.List = append(f.List, figureOf(c))
+		}
 		for _, n := range Numbers(t) {
 			switch {
 			case n.Percent && !seenPct[n.Value]:
@@ -54,8 +212,127 @@ func FiguresFrom(texts []string, places, knownPlaces []string) Figures {
 			}
 		}
 	}
-	return f
 }
+
+// AddSentences reads sentences of an answer whose facets and table are in
+// List already (headline, detail, labels): as AddTexts, but a number read
+// without a unit (or a percentage of nothing named) is added only when no
+// figure of List holds it, so that what the typed figure says of it
+// stands.
+func (f *Figures) AddSentences(texts ...string) {
+	typed := len(f.List)
+	var g Figures
+	g.Places, g.Values, g.List = f.Places, f.Values, f.List
+	g.AddTexts(texts...)
+	for _, x := range g.List[typed:] {
+		if x.Unit == "" || x.Unit == "%" {
+			held := false
+			for _, y := range f.List[:typed] {
+				if y.Percent == x.Percent && y.Value == x.Value {
+					held = true
+					break
+				}
+			}
+			if held {
+				continue
+			}
+		}
+		f.Add(x)
+	}
+}
+
+// figureOf is a claim of an answer's own text as a figure.
+func figureOf(c Claim) Figure {
+	g := Figure{Value: c.Value, Decimals: c.Decimals, Percent: c.Percent, Text: c.Text, Unit: strings.TrimPrefix(c.Unit, "~")}
+	switch {
+	case c.InName && c.Unit == "":
+		g.Kind = KindName
+	case c.Role == RoleID:
+		g.Kind = KindID
+	case c.Role == RoleYear:
+		g.Kind = KindYear
+	case c.Role == RoleScale:
+		g.Kind = KindScale
+	case c.Hedge != HedgeNone && c.Hedge != HedgeExactly:
+		g.Kind = KindCondition
+	case c.Part && (g.Unit == uFrames || g.Unit == uID || g.Unit == ""):
+		g.Kind = KindPart
+	case g.Unit == uFrames || g.Unit == uID:
+		g.Kind = KindCount
+	}
+	switch {
+	case len(c.Frames) == 1:
+		g.Subject = "frame " + c.Frames[0]
+	case len(c.Frames) == 0 && len(c.Names) == 1:
+		g.Subject = "value " + c.Names[0]
+	}
+	if c.Role == RoleID && len(c.Frames) == 0 {
+		g.Subject = "frame " + digitsOf(c.Text)
+	}
+	return g
+}
+
+// context is what reading a wording needs of the figures: frame ids, the
+// names of places and category values, the words of their units.
+func (f Figures) context() *readContext {
+	cx := &readContext{ids: map[string]bool{}, names: map[string]string{}, nameFirst: map[string]bool{}, units: map[string]string{}}
+	var buf []byte
+	addName := func(name string) {
+		buf = appendKey(buf[:0], name, 0)
+		if len(buf) == 0 {
+			return
+		}
+		k := string(buf)
+		if _, ok := cx.names[k]; !ok {
+			cx.names[k] = name
+		}
+		first, _, _ := strings.Cut(k, " ")
+		cx.nameFirst[first] = true
+	}
+	for _, p := range f.Places {
+		addName(p)
+	}
+	for _, p := range f.Values {
+		addName(p)
+	}
+	for _, g := range f.List {
+		switch {
+		case g.Kind == KindID || isIDText(g.Text):
+			if d := digitsOf(g.Text); d != "" {
+				cx.ids[d] = true
+			}
+		case strings.HasPrefix(g.Subject, "value "):
+			addName(g.Subject[len("value "):])
+		}
+		if g.Unit != "" && !strings.ContainsAny(g.Unit, "/%") && lexicon[g.Unit] == "" && !knownUnit[g.Unit] {
+			cx.units[g.Unit] = g.Unit
+			if w := singularWord(g.Unit); w != g.Unit {
+				cx.units[w] = g.Unit
+			}
+		}
+	}
+	return cx
+}
+
+// isIDText reports a frame id as written: five digits or more and
+// nothing else. The engine groups every other number of that size
+// ("86,556").
+func isIDText(t string) bool {
+	if len(t) < 5 {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if !isDigit(t[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// knownUnit are the canonical units and classes.
+var knownUnit = map[string]bool{uPeople: true, uBuildings: true, uFacilities: true, uFeatures: true, uFrames: true,
+	uStates: true, uLGAs: true, uWards: true, uDatasets: true, uID: true, uRank: true, uDegrees: true, uRadiance: true,
+	uYear: true, "km2": true, "ha": true, "m2": true, "mi2": true, "km": true, "m": true, "mi": true}
 
 // addUnit records that figure v is shown with unit u, once.
 func (f *Figures) addUnit(v float64, u string) {
@@ -103,172 +380,6 @@ func UnitAfter(s string, end int) string {
 		}
 	}
 	return ""
-}
-
-// Verdict is the outcome of Verify.
-type Verdict struct {
-	// OK is true when the wording may be kept.
-	OK bool
-	// Reason says what failed, for the log: the number or place as the
-	// wording wrote it, or the missing report structure. It never holds the
-	// question and is empty when OK.
-	Reason string
-}
-
-// Verify checks wording against the figures it was written from. It is
-// safe for concurrent use, never panics and keeps nothing of its inputs.
-// One failure fails the whole wording; the Reason names the first.
-//
-// Every number Numbers finds in the wording must be one of the figures:
-//   - a percentage matches only Percents, any other number only Numbers:
-//     "45%" never passes for 45 people and "45 people" never for 45%;
-//   - it passes when it equals a figure (its sign aside: "fell by 3.5" for
-//     -3.5), or when a figure rounded half away from zero to the place the
-//     wording shows (Number.Decimals) gives it: "about 12,000", "12k" and
-//     "twelve thousand" for 12,345; "12.3" for 12.345; "1.2 million" for
-//     1,234,567; "67%" for 66.67%. "13,500", "12.4" or "12,354" for those
-//     figures fail, as do sums, differences and averages that are not
-//     figures themselves;
-//   - a year as written (four digits, 1900 to 2100, no separator: "2020")
-//     passes only when the figures hold that very number; it is never
-//     rounded;
-//   - a range ("between 1,000 and 2,000") is two numbers, each checked;
-//   - a number written with a unit of length or area (UnitAfter: "2.6
-//     km²", "3 hectares", "4.1 km") fails when every figure it matches is
-//     shown with another such unit ("2.58 km²" written as "2.6
-//     hectares"); a figure shown without one (a table cell) does not
-//     object.
-//
-// Every name of KnownPlaces found in the wording must lie within a name of
-// Places found there. Names match as whole words, ignoring case and
-// punctuation between words ("Ado-Ekiti" and "Ado Ekiti" are one name),
-// but only where the wording starts the name with a capital letter, since
-// place names are proper nouns ("central" is no ward; "Central" may be).
-// "Kano" inside an allowed "Kano Municipal" passes.
-//
-// With report set, the wording must have at least one line starting "## "
-// (a section title) and at least one line starting "- " (an item), leading
-// spaces aside. Empty wording fails.
-func Verify(wording string, f Figures, report bool) Verdict {
-	if strings.TrimSpace(wording) == "" {
-		return Verdict{Reason: "wording is empty"}
-	}
-	if report {
-		title, item := false, false
-		for line := range strings.Lines(wording) {
-			line = strings.TrimLeft(line, " \t")
-			title = title || strings.HasPrefix(line, "## ")
-			item = item || strings.HasPrefix(line, "- ")
-		}
-		if !title {
-			return Verdict{Reason: `report has no "## " section title`}
-		}
-		if !item {
-			return Verdict{Reason: `report has no "- " list item`}
-		}
-	}
-	for _, n := range Numbers(wording) {
-		if !f.allows(n) {
-			return Verdict{Reason: reasonFor(n)}
-		}
-		if u := UnitAfter(wording, n.End); u != "" && !n.Percent && !f.allowsUnit(n, u) {
-			return Verdict{Reason: "number " + strconv.Quote(n.Text) + " is written in " + u + "; its figure is in " +
-				strings.Join(f.Units[f.match(n)], ", ")}
-		}
-	}
-	if name := f.strayPlace(wording); name != "" {
-		return Verdict{Reason: "place " + strconv.Quote(name) + " is not in the figures"}
-	}
-	return Verdict{OK: true}
-}
-
-// reasonFor says why n failed.
-func reasonFor(n Number) string {
-	q := strconv.Quote(n.Text)
-	switch {
-	case n.Percent:
-		return "percentage " + q + " matches no percentage figure"
-	case isYearText(n.Text):
-		return "year " + q + " is not in the figures"
-	}
-	return "number " + q + " matches no figure"
-}
-
-// allowsUnit reports whether some figure n states is shown with unit u or
-// without a unit.
-func (f Figures) allowsUnit(n Number, u string) bool {
-	any := false
-	for _, c := range f.Numbers {
-		if !f.states(n, c) {
-			continue
-		}
-		any = true
-		us, ok := f.Units[math.Abs(c)]
-		if !ok {
-			return true
-		}
-		for _, x := range us {
-			if x == u || x == "" {
-				return true
-			}
-		}
-	}
-	return !any
-}
-
-// match is the first figure n states (for a reason), 0 when none.
-func (f Figures) match(n Number) float64 {
-	for _, c := range f.Numbers {
-		if f.states(n, c) {
-			return math.Abs(c)
-		}
-	}
-	return 0
-}
-
-// states reports whether n states the single figure c.
-func (f Figures) states(n Number, c float64) bool {
-	g := Figures{Numbers: []float64{c}}
-	return g.allows(n)
-}
-
-// allows reports whether n states one of the figures.
-func (f Figures) allows(n Number) bool {
-	cands := f.Numbers
-	if n.Percent {
-		cands = f.Percents
-	}
-	v := math.Abs(n.Value)
-	for _, c := range cands {
-		if math.Abs(c) == v {
-			return true
-		}
-	}
-	if isYearText(n.Text) || math.IsInf(v, 0) || math.IsNaN(v) {
-		return false
-	}
-	p := n.Decimals
-	if p > 340 || p < -340 {
-		return false
-	}
-	scale := math.Pow10(p)
-	want := v * scale
-	if math.IsInf(want, 0) || want > 1<<53 || (v != 0 && want == 0) {
-		return false
-	}
-	want = math.Round(want)
-	for _, c := range cands {
-		x := math.Abs(c) * scale
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			continue
-		}
-		// Half away from zero, forgiving the binary error of figures such
-		// as 12.345 (stored as 12.34499…).
-		if math.Floor(x+0.5+1e-9*math.Max(1, x)) == want {
-			return true
-		}
-	}
-	return false
 }
 
 // strayPlace returns the first name of KnownPlaces the wording holds

@@ -200,7 +200,10 @@ var corpus = []struct {
 	{"bld invented average", &bldFigures, "An average of 274 buildings per frame.", false, false, `"274"`},
 	{"bld invented ratio", &bldFigures, "2 in 3 frames.", false, false, `"2"`},
 	{"bld spelled wrong", &bldFigures, "Five health facilities.", false, false, `"Five"`},
-	{"bld small integer rounds a decimal", &bldFigures, "Four health facilities.", false, true, ""}, // 3.5 (the change) rounded: the rule allows it
+	// Kept before claims were checked (3.5, the change in lights, rounds to
+	// 4); dishonest: the answer has 3 facilities, and a figure under 10 is
+	// written exactly unless hedged.
+	{"bld small integer rounds a decimal", &bldFigures, "Four health facilities.", false, false, `"Four"`},
 	{"bld space not separator", &bldFigures, "12 345 buildings.", false, false, `"345"`},
 	{"bld range upper wrong", &bldFigures, "Between 10,000 and 15,000 buildings.", false, false, `"15,000"`},
 	{"bld range just above", &bldFigures, "Between 12,000 and 13,000 buildings.", false, false, `"13,000"`},
