@@ -227,7 +227,7 @@ func (m *matcher) parse(q string) parsed {
 
 	// Intent words.
 	var overview, compare, which, gis bool
-	order := ""
+	order, neutralOrder := "", false
 	for i, t := range toks {
 		w, s := t.raw, t.sing
 		if gisWords[w] || gisWords[s] {
@@ -249,11 +249,14 @@ func (m *matcher) parse(q string) parsed {
 		case compareWords[w] || compareWords[s]:
 			compare = true
 		}
-		if rankHigh[w] && order == "" {
-			order = OrderHighest
+		// "top", "rank", "sort" ask for a ranking without saying which
+		// end: a word that says ("fewest", "highest") decides, wherever it
+		// stands ("top 3 frames with the fewest people").
+		if rankHigh[w] && (order == "" || neutralOrder && !rankNeutral[w]) {
+			order, neutralOrder = OrderHighest, rankNeutral[w]
 		}
-		if rankLow[w] && order == "" {
-			order = OrderLowest
+		if rankLow[w] && (order == "" || neutralOrder) {
+			order, neutralOrder = OrderLowest, false
 		}
 		if w == "ascending" {
 			order = OrderLowest

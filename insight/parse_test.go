@@ -147,6 +147,8 @@ var corpus = []corpusCase{
 	{q: "which frame has more houses", intent: IntentRank, measures: []string{mBld}, conf: ConfidenceExact, order: OrderHighest},
 	{q: "Sort by inhabitants", intent: IntentRank, measures: []string{mPop}, conf: ConfidenceExact, order: OrderHighest},
 	{q: "bottom three by people", intent: IntentRank, measures: []string{mPop}, conf: ConfidenceExact, order: OrderLowest, top: 3},
+	{q: "top 3 frames with the fewest people", intent: IntentRank, measures: []string{mPop}, conf: ConfidenceExact, order: OrderLowest, top: 3},
+	{q: "sort by the most buildings", intent: IntentRank, measures: []string{mBld}, conf: ConfidenceExact, order: OrderHighest},
 	{q: "which frame has the most popluation", intent: IntentRank, measures: []string{mPop}, conf: ConfidencePartial, order: OrderHighest},
 	{q: "which state has the most people", intent: IntentRank, measures: []string{mPop}, conf: ConfidenceExact, order: OrderHighest},
 	{q: "which frame has the most people and buildings", intent: IntentRank, measures: []string{mPop}, conf: ConfidenceExact, order: OrderHighest},

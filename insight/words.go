@@ -169,6 +169,9 @@ var (
 	rankLow = set("least", "lowest", "smallest", "fewest", "bottom", "min", "minimum", "darkest",
 		"emptiest", "sparsest", "worst", "ascending", "dimmest", "quietest", "shortest", "narrowest",
 		"weakest", "poorest")
+	// rankNeutral are ranking words that name no end: "top 3 frames with
+	// the fewest people" ranks lowest.
+	rankNeutral = set("top", "rank", "ranking", "ranked", "sort", "sorted", "order", "ordered")
 )
 
 // compareWords ask for measures side by side.
