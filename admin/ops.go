@@ -344,6 +344,8 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any,
 		OpLicenceGrant, OpLicenceRevoke, OpLicenceList:
 		res, _, err := o.doDataset(ctx, op, args)
 		return res, err
+	case OpDatasetOffer, OpDatasetWithdraw, OpMarketList, OpLicenceAcquire:
+		return o.doMarket(ctx, op, args)
 	case OpUserAdd, OpUserList, OpUserRemove, OpUserReset, OpUserRole, OpUserPassword, OpAuditList:
 		return o.doUser(ctx, op, args)
 	}

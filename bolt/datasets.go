@@ -328,6 +328,13 @@ func (s *Store) RemoveDataset(id string) error {
 				return err
 			}
 		}
+		// Its marketplace offer goes too: a dataset imported later under the
+		// same id starts private.
+		if offers := tx.Bucket(bucketOffers); offers != nil {
+			if err := offers.Delete([]byte(id)); err != nil {
+				return err
+			}
+		}
 		lic := tx.Bucket(bucketLicences)
 		if lic == nil {
 			return nil

@@ -47,6 +47,8 @@
 //	audit       seq uint64 -> JSON {"seq","time","actor","org","action","target",
 //	                          "detail","addr","outcome","reason"}
 //	keyuse      key id -> unix seconds of its last use, uint64
+//	offers      dataset id -> JSON {"dataset","mode","price","licenceText","updated"};
+//	                          a marketplace offer; no record means private
 //	dsv         dataset id "@" version (decimal) -> bucket, one per stored version:
 //	              frames  frame uint64 -> uvarint feature count, then the
 //	                                      attributes JSON object as imported

@@ -237,7 +237,8 @@ func newDatasetCommand() *cobra.Command {
   frameindex dataset price nightlights --credits 2
   frameindex dataset remove old-census`,
 	}
-	cmd.AddCommand(newDatasetListCommand(), newDatasetShowCommand(), newDatasetPriceCommand(), newDatasetRemoveCommand())
+	cmd.AddCommand(newDatasetListCommand(), newDatasetShowCommand(), newDatasetPriceCommand(), newDatasetRemoveCommand(),
+		newDatasetOfferCommand(), newDatasetWithdrawCommand())
 	return cmd
 }
 

@@ -1,7 +1,7 @@
 // Package console is the web application of frameindex, served by the same
 // binary under /console/: people sign in, manage their organisation's
-// members, mint and revoke API keys in the Developers area, and follow
-// their usage and credits. The API (/v1) is for programs with keys; this
+// members, mint and revoke API keys in the Developers area, follow their
+// usage and credits, and offer and license datasets in the Marketplace. The API (/v1) is for programs with keys; this
 // is for people with passwords, and neither credential opens the other.
 //
 // Every page, stylesheet and script is embedded (go:embed): nothing is

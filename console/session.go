@@ -69,6 +69,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /console/members/{name}/reset", s.authed(s.handleReset, false))
 	m.HandleFunc("GET /console/usage", s.authed(s.handleUsage, false))
 	m.HandleFunc("GET /console/audit", s.authed(s.handleAudit, false))
+	s.marketRoutes()
 	m.HandleFunc("GET /console/static/{file}", s.handleStatic)
 	m.HandleFunc("/console/", func(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, http.StatusNotFound, "Page not found", "There is no page at this address.")

@@ -1,0 +1,139 @@
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"frameindex/bolt"
+)
+
+// Marketplace operation names.
+const (
+	OpDatasetOffer    = "dataset.offer"
+	OpDatasetWithdraw = "dataset.withdraw"
+	OpMarketList      = "market.list"
+	OpLicenceAcquire  = "licence.acquire"
+)
+
+// The marketplace's changes are audited like the other dataset and
+// licence operations.
+func init() {
+	for _, op := range []string{OpDatasetOffer, OpDatasetWithdraw, OpLicenceAcquire} {
+		audited[op] = true
+	}
+}
+
+// DatasetOffer offers a dataset in the marketplace: Mode private (not
+// offered), subscription (Credits debited once when licensed) or per_query
+// (Credits per contributing request, the dataset's price). Org, when set,
+// is the organisation making the offer and must own the dataset (the web
+// application sets it; the command line acts for any organisation).
+type DatasetOffer struct {
+	ID          string `json:"id"`
+	Mode        string `json:"mode"`
+	Credits     int64  `json:"credits"`
+	LicenceText string `json:"licenceText,omitempty"`
+	Org         string `json:"org,omitempty"`
+}
+
+// DatasetWithdraw makes a dataset private; licences already granted keep
+// their terms until revoked. Org as in DatasetOffer.
+type DatasetWithdraw struct {
+	ID  string `json:"id"`
+	Org string `json:"org,omitempty"`
+}
+
+// MarketList lists the offered datasets. Exclude, when set, leaves out
+// the datasets that organisation owns (the catalogue of what others
+// offer).
+type MarketList struct {
+	Exclude string `json:"exclude,omitempty"`
+}
+
+// LicenceAcquire licenses an offered dataset to Org on the offer's terms.
+type LicenceAcquire struct {
+	OrgID   string `json:"org"`
+	Dataset string `json:"dataset"`
+}
+
+// Acquired is the result of LicenceAcquire: the licence and, for a
+// subscription with a price, the ledger entry that debited it.
+type Acquired struct {
+	Licence bolt.Licence      `json:"licence"`
+	Debit   *bolt.LedgerEntry `json:"debit,omitempty"`
+}
+
+// ownedBy checks that org (when set) owns dataset id.
+func (o *Ops) ownedBy(id, org string) error {
+	d, err := o.Store.Dataset(id)
+	if err != nil {
+		return err
+	}
+	if org != "" && d.Owner != org {
+		// Another organisation's dataset is not named as existing.
+		return fmt.Errorf("%w: organisation %s has no dataset %q", bolt.ErrNotFound, org, id)
+	}
+	return nil
+}
+
+// doMarket runs the marketplace operations.
+func (o *Ops) doMarket(_ context.Context, op string, args json.RawMessage) (any, error) {
+	switch op {
+	case OpDatasetOffer:
+		var a DatasetOffer
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		if err := o.ownedBy(a.ID, a.Org); err != nil {
+			return nil, err
+		}
+		off, err := o.Store.SetOffer(bolt.Offer{Dataset: a.ID, Mode: a.Mode, Price: a.Credits, LicenceText: a.LicenceText}, o.now())
+		if err != nil {
+			return nil, err
+		}
+		o.changed(ChangeDatasets)
+		return off, nil
+	case OpDatasetWithdraw:
+		var a DatasetWithdraw
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		if err := o.ownedBy(a.ID, a.Org); err != nil {
+			return nil, err
+		}
+		if err := o.Store.WithdrawOffer(a.ID); err != nil {
+			return nil, err
+		}
+		o.changed(ChangeDatasets)
+		return bolt.Offer{Dataset: a.ID, Mode: bolt.OfferPrivate}, nil
+	case OpMarketList:
+		var a MarketList
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		all, err := o.Store.Offers()
+		if err != nil {
+			return nil, err
+		}
+		out := []bolt.Listing{}
+		for _, l := range all {
+			if a.Exclude == "" || l.Info.Owner != a.Exclude {
+				out = append(out, l)
+			}
+		}
+		return out, nil
+	case OpLicenceAcquire:
+		var a LicenceAcquire
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		l, e, err := o.Store.LicenseOffer(a.OrgID, a.Dataset, o.now())
+		if err != nil {
+			return nil, err
+		}
+		o.changed(ChangeDatasets)
+		return Acquired{Licence: l, Debit: e}, nil
+	}
+	return nil, fmt.Errorf("%w: unknown operation %q", bolt.ErrInvalid, op)
+}
