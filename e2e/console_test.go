@@ -158,10 +158,44 @@ const accessibilityCheck = `(() => {
 
 func (p *person) checkAccessible(where string) {
 	p.t.Helper()
-	bad := run(p, chromedp.Evaluate[[]string](accessibilityCheck))
+	// A page that was still being left when the check began fails it with
+	// no document or a destroyed context: wait for the next one and retry.
+	var bad []string
+	for try := 0; ; try++ {
+		p.waitLoaded()
+		ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](accessibilityCheck))
+		cancel()
+		if err == nil {
+			bad = v
+			break
+		}
+		if try == 3 {
+			p.t.Fatalf("%s, %s: the accessibility check failed: %v", p.name, where, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	for _, b := range bad {
 		p.t.Errorf("%s, %s: %s", p.name, where, b)
 	}
+}
+
+// waitLoaded waits, up to 10 s, until the page is whole: after a submit the
+// browser may still be between pages, where the document has no root yet
+// and an evaluation can fail or see the old page.
+func (p *person) waitLoaded() {
+	p.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(p.ctx, 2*time.Second)
+		state, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.readyState + (document.documentElement && document.body ? "" : "-empty")`))
+		cancel()
+		if err == nil && state == "complete" {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p.t.Fatalf("%s: the page did not finish loading in 10 s", p.name)
 }
 
 // run runs one action with a time limit, failing the test on error.
