@@ -250,15 +250,7 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid input type")
 		return
 	}
-	switch {
-	case req.Model == "":
-		writeError(w, http.StatusBadRequest, "model is required")
-		return
-	case !present:
-		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model))
-		return
-	case failStatus != 0:
-		writeError(w, failStatus, failMsg)
+	if refused(w, req.Model, present, failStatus, failMsg) {
 		return
 	}
 	if f == nil {
@@ -336,15 +328,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	switch {
-	case req.Model == "":
-		writeError(w, http.StatusBadRequest, "model is required")
-		return
-	case !present:
-		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model))
-		return
-	case failStatus != 0:
-		writeError(w, failStatus, failMsg)
+	if refused(w, req.Model, present, failStatus, failMsg) {
 		return
 	}
 
@@ -482,4 +466,21 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) version(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"version": Version})
+}
+
+// refused answers as Ollama does a request it will not serve — no model
+// named, a model not pulled, or a failure the test set — and reports
+// whether it did.
+func refused(w http.ResponseWriter, model string, present bool, failStatus int, failMsg string) bool {
+	switch {
+	case model == "":
+		writeError(w, http.StatusBadRequest, "model is required")
+	case !present:
+		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", model))
+	case failStatus != 0:
+		writeError(w, failStatus, failMsg)
+	default:
+		return false
+	}
+	return true
 }
