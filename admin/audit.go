@@ -155,7 +155,7 @@ func (o *Ops) Record(ctx context.Context, e bolt.AuditEntry) {
 	if e.Time.IsZero() {
 		e.Time = o.now()
 	}
-	if _, err := o.Store.AppendAudit(e); err != nil {
+	if _, err := o.state().AppendAudit(e); err != nil {
 		slog.Default().Error("audit log: entry not recorded", "action", e.Action, "actor", e.Actor, "err", err)
 	}
 }

@@ -37,7 +37,10 @@ type DatasetPrice struct {
 	Credits int64  `json:"credits"`
 }
 
-// DatasetRemove deletes a dataset, its records and its licences.
+// DatasetRemove deletes a dataset, its records and its licences. With the
+// shared state apart from the data file (Ops.State), its licences, price
+// and offer there stay: other nodes may hold the dataset too, and a
+// licence of a dataset a node lacks reads nothing on that node.
 type DatasetRemove struct {
 	ID string `json:"id"`
 }
@@ -99,6 +102,9 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 		if ds == nil {
 			ds = []bolt.Dataset{}
 		}
+		if err := o.sharedPrices(ds); err != nil {
+			return nil, true, err
+		}
 		return ds, true, nil
 	case OpDatasetShow:
 		var a DatasetShow
@@ -109,7 +115,12 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 		if err != nil {
 			return nil, true, err
 		}
-		all, err := o.Store.Licences("")
+		one := []bolt.Dataset{d}
+		if err := o.sharedPrices(one); err != nil {
+			return nil, true, err
+		}
+		d = one[0]
+		all, err := o.state().Licences("")
 		if err != nil {
 			return nil, true, err
 		}
@@ -128,7 +139,10 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 		if a.Credits < 0 {
 			return nil, true, fmt.Errorf("%w: price of dataset %q: %d credits is negative", bolt.ErrInvalid, a.ID, a.Credits)
 		}
-		d, err := o.Store.SetPrice(a.ID, a.Credits)
+		if err := o.inCatalogue(a.ID); err != nil {
+			return nil, true, err
+		}
+		d, err := o.state().SetPrice(a.ID, a.Credits)
 		if err != nil {
 			return nil, true, err
 		}
@@ -157,7 +171,10 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 			return nil, true, fmt.Errorf("%w: licence mode %q: want %s or %s", bolt.ErrInvalid, a.Mode,
 				bolt.LicenceSubscription, bolt.LicencePerQuery)
 		}
-		l, err := o.Store.GrantLicence(a.OrgID, a.Dataset, a.Mode, o.now())
+		if err := o.inCatalogue(a.Dataset); err != nil {
+			return nil, true, err
+		}
+		l, err := o.state().GrantLicence(a.OrgID, a.Dataset, a.Mode, o.now())
 		if err != nil {
 			return nil, true, err
 		}
@@ -168,7 +185,7 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 		if err := decodeArgs(args, &a); err != nil {
 			return nil, true, err
 		}
-		ls, err := o.Store.Licences(a.OrgID)
+		ls, err := o.state().Licences(a.OrgID)
 		if err != nil {
 			return nil, true, err
 		}
@@ -178,7 +195,7 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 				found = l
 			}
 		}
-		if err := o.Store.RevokeLicence(a.OrgID, a.Dataset); err != nil {
+		if err := o.state().RevokeLicence(a.OrgID, a.Dataset); err != nil {
 			return nil, true, err
 		}
 		if found.OrgID == "" {
@@ -191,7 +208,7 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 		if err := decodeArgs(args, &a); err != nil {
 			return nil, true, err
 		}
-		ls, err := o.Store.Licences(a.OrgID)
+		ls, err := o.state().Licences(a.OrgID)
 		if err != nil {
 			return nil, true, err
 		}
@@ -201,6 +218,55 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 		return ls, true, nil
 	}
 	return nil, false, nil
+}
+
+// inCatalogue checks, when the shared state is kept apart from the data
+// file, that dataset id is one of this node's: the state's own check may
+// see datasets of other nodes, or none. Errors: bolt.ErrNotFound naming
+// the dataset; errNoCatalogue without a data file.
+func (o *Ops) inCatalogue(id string) error {
+	if !o.shared() {
+		return nil // the file's own transaction checks it
+	}
+	c, err := o.catalogue()
+	if err != nil {
+		return err
+	}
+	_, err = c.Dataset(id)
+	return err
+}
+
+// sharedPrices replaces, when the shared state is kept apart from the data
+// file, the per-query price of each dataset in ds with the one the shared
+// state holds (the data file's copy is not updated by a price set there).
+// The state has no price lookup of its own: Readable of a key of the
+// owner, narrowed to the datasets, returns them as the state prices them.
+func (o *Ops) sharedPrices(ds []bolt.Dataset) error {
+	if !o.shared() || len(ds) == 0 {
+		return nil
+	}
+	byOwner := map[string][]string{}
+	for _, d := range ds {
+		byOwner[d.Owner] = append(byOwner[d.Owner], d.ID)
+	}
+	price := map[string]int64{}
+	for owner, ids := range byOwner {
+		acc, err := o.State.Readable(bolt.Key{OrgID: owner, Datasets: ids})
+		if err != nil {
+			return err
+		}
+		for _, a := range acc {
+			if a.Dataset.Owner == owner {
+				price[a.Dataset.ID] = a.Dataset.Price
+			}
+		}
+	}
+	for i := range ds {
+		if p, ok := price[ds[i].ID]; ok {
+			ds[i].Price = p
+		}
+	}
+	return nil
 }
 
 // ImportDataset imports the dataset version m describes (see ingest.Import:

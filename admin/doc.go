@@ -10,6 +10,15 @@
 // server answers on the socket, the command opens the file itself. Either way
 // an operation is one bbolt transaction: it happens whole or not at all.
 //
+// What every node of a deployment must agree on — organisations, credits,
+// usage, keys, licences, prices, offers and the audit log — is read and
+// written through Ops.State (package state): the data file itself for one
+// node, a shared database (state/pgstate) for several. The grid, datasets,
+// people and sessions, and the file operations stay on Ops.Store. Caveats
+// with a shared state: a dataset's removal leaves its licences, price and
+// offer in the shared state (other nodes may hold it); adding a person and
+// importing a dataset still check the organisation in the data file.
+//
 // Every operation is a named Request with JSON arguments and a JSON result,
 // so the local and the remote path run the very same code (Ops.Do).
 //

@@ -64,9 +64,14 @@ type Acquired struct {
 	Debit   *bolt.LedgerEntry `json:"debit,omitempty"`
 }
 
-// ownedBy checks that org (when set) owns dataset id.
+// ownedBy checks that org (when set) owns dataset id, one of this node's
+// datasets.
 func (o *Ops) ownedBy(id, org string) error {
-	d, err := o.Store.Dataset(id)
+	c, err := o.catalogue()
+	if err != nil {
+		return err
+	}
+	d, err := c.Dataset(id)
 	if err != nil {
 		return err
 	}
@@ -88,7 +93,7 @@ func (o *Ops) doMarket(_ context.Context, op string, args json.RawMessage) (any,
 		if err := o.ownedBy(a.ID, a.Org); err != nil {
 			return nil, err
 		}
-		off, err := o.Store.SetOffer(bolt.Offer{Dataset: a.ID, Mode: a.Mode, Price: a.Credits, LicenceText: a.LicenceText}, o.now())
+		off, err := o.state().SetOffer(bolt.Offer{Dataset: a.ID, Mode: a.Mode, Price: a.Credits, LicenceText: a.LicenceText}, o.now())
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +107,7 @@ func (o *Ops) doMarket(_ context.Context, op string, args json.RawMessage) (any,
 		if err := o.ownedBy(a.ID, a.Org); err != nil {
 			return nil, err
 		}
-		if err := o.Store.WithdrawOffer(a.ID); err != nil {
+		if err := o.state().WithdrawOffer(a.ID); err != nil {
 			return nil, err
 		}
 		o.changed(ChangeDatasets)
@@ -112,7 +117,7 @@ func (o *Ops) doMarket(_ context.Context, op string, args json.RawMessage) (any,
 		if err := decodeArgs(args, &a); err != nil {
 			return nil, err
 		}
-		all, err := o.Store.Offers()
+		all, err := o.state().Offers()
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +133,10 @@ func (o *Ops) doMarket(_ context.Context, op string, args json.RawMessage) (any,
 		if err := decodeArgs(args, &a); err != nil {
 			return nil, err
 		}
-		l, e, err := o.Store.LicenseOffer(a.OrgID, a.Dataset, o.now())
+		if err := o.inCatalogue(a.Dataset); err != nil {
+			return nil, err
+		}
+		l, e, err := o.state().LicenseOffer(a.OrgID, a.Dataset, o.now())
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/ingest"
+	"frameindex/state"
 )
 
 // Operation names.
@@ -54,7 +55,16 @@ type Progress func(step string, done, total int64)
 // Ops runs operations against an open store. Safe for concurrent use when
 // Changed is.
 type Ops struct {
-	Store    *bolt.Store
+	// Store is the node's data file: the grid, datasets, people and their
+	// sessions, and the file itself (backup, check, compact). It is also
+	// the catalogue that licensing checks datasets against; nil is allowed
+	// only when State is set and no operation run needs datasets or the
+	// file (such an operation then fails with bolt.ErrInvalid saying so).
+	Store *bolt.Store
+	// State is what every node of a deployment shares: organisations,
+	// keys, licences, prices, offers, credits, usage and the audit log.
+	// nil means Store (one node, one file).
+	State    state.Store
 	Now      func() time.Time // nil = time.Now
 	Changed  func(Change)     // called after a successful write; may be nil
 	Progress Progress         // long steps report here; may be nil
@@ -195,6 +205,44 @@ func (o *Ops) now() time.Time {
 	return time.Now().UTC()
 }
 
+// state is where the shared state is kept: State, or Store without one.
+func (o *Ops) state() state.Store {
+	if o.State != nil {
+		return o.State
+	}
+	return o.Store
+}
+
+// shared reports whether the shared state is kept apart from the data
+// file, so that checks against the node's datasets must be made here.
+func (o *Ops) shared() bool {
+	return o.State != nil && o.State != state.Store(o.Store)
+}
+
+// errNoCatalogue is the error of an operation that needs the node's data
+// file (its datasets above all) when Ops has none.
+var errNoCatalogue = fmt.Errorf("%w: this operation needs the node's data file and its datasets: give the data file (--data)", bolt.ErrInvalid)
+
+// stateOnly are the operations that touch nothing but the shared state:
+// they run without a data file. Every other one needs Store.
+var stateOnly = map[string]bool{
+	OpOrgAdd: true, OpOrgList: true, OpOrgShow: true, OpOrgPlan: true, OpOrgCredits: true, OpUsage: true,
+	OpKeyMint: true, OpKeyList: true, OpKeyRevoke: true,
+	OpLicenceRevoke: true, OpLicenceList: true, OpMarketList: true, OpAuditList: true,
+}
+
+// StateOnly reports whether operation op touches nothing but the shared
+// state, so that it runs on an Ops without a data file (Store nil).
+func StateOnly(op string) bool { return stateOnly[op] }
+
+// catalogue returns the data file, or errNoCatalogue without one.
+func (o *Ops) catalogue() (*bolt.Store, error) {
+	if o.Store == nil {
+		return nil, errNoCatalogue
+	}
+	return o.Store, nil
+}
+
 func (o *Ops) changed(c Change) {
 	if o.Changed != nil {
 		o.Changed(c)
@@ -203,26 +251,38 @@ func (o *Ops) changed(c Change) {
 
 // Do runs the operation op with JSON arguments args and returns its result,
 // ready to encode as JSON. Errors wrap the bolt sentinels (bolt.ErrNotFound,
-// bolt.ErrExists, bolt.ErrInvalid, ...) or describe bad input. Operations
-// that change something are recorded in the audit log, under the actor of
-// ctx (WithActor; the operator otherwise).
+// bolt.ErrExists, bolt.ErrInvalid, ...) or describe bad input; an
+// operation that needs the data file fails with bolt.ErrInvalid when Store
+// is nil (see StateOnly). Operations that change something are recorded in
+// the audit log (of State), under the actor of ctx (WithActor; the
+// operator otherwise).
+//
+// Organisations, credits, usage, keys, licences, prices, offers and the
+// audit log are read and written in State; the grid, datasets, people and
+// the file in Store. With State apart from Store, an operation naming a
+// dataset (licence grant, price, offer, withdraw, licensing an offer)
+// checks it is one of Store's first, and dataset list and show report the
+// prices State holds.
 func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any, err error) {
 	defer func() { o.auditOp(ctx, op, args, res, err) }()
+	if o.Store == nil && !stateOnly[op] {
+		return nil, errNoCatalogue
+	}
 	switch op {
 	case OpOrgAdd:
 		var a OrgAdd
 		if err := decodeArgs(args, &a); err != nil {
 			return nil, err
 		}
-		return o.Store.AddOrg(bolt.Org{ID: a.ID, Name: a.Name, Plan: a.Plan, Created: o.now()})
+		return o.state().AddOrg(bolt.Org{ID: a.ID, Name: a.Name, Plan: a.Plan, Created: o.now()})
 	case OpOrgList:
-		return o.Store.Orgs()
+		return o.state().Orgs()
 	case OpOrgShow:
 		var a OrgShow
 		if err := decodeArgs(args, &a); err != nil {
 			return nil, err
 		}
-		org, ledger, err := o.Store.OrgLedger(a.ID, a.Limit)
+		org, ledger, err := o.state().OrgLedger(a.ID, a.Limit)
 		if err != nil {
 			return nil, err
 		}
@@ -235,7 +295,7 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any,
 		if err := decodeArgs(args, &a); err != nil {
 			return nil, err
 		}
-		org, err := o.Store.SetPlan(a.ID, a.Plan)
+		org, err := o.state().SetPlan(a.ID, a.Plan)
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +306,7 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any,
 		if err := decodeArgs(args, &a); err != nil {
 			return nil, err
 		}
-		org, e, err := o.Store.AddCredits(a.ID, a.Add, a.Note, o.now())
+		org, e, err := o.state().AddCredits(a.ID, a.Add, a.Note, o.now())
 		if err != nil {
 			return nil, err
 		}
@@ -257,7 +317,7 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any,
 		if err := decodeArgs(args, &a); err != nil {
 			return nil, err
 		}
-		return o.Store.Usage(a.OrgID, o.now())
+		return o.state().Usage(a.OrgID, o.now())
 	case OpKeyMint:
 		var a KeyMint
 		if err := decodeArgs(args, &a); err != nil {
@@ -271,7 +331,7 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any,
 			}
 			ttl = d
 		}
-		k, secret, err := o.Store.MintKey(bolt.MintRequest{OrgID: a.OrgID, Preset: a.Preset, Name: a.Name,
+		k, secret, err := o.state().MintKey(bolt.MintRequest{OrgID: a.OrgID, Preset: a.Preset, Name: a.Name,
 			Datasets: a.Datasets, TTL: ttl, Now: o.now()})
 		if err != nil {
 			return nil, err
@@ -283,7 +343,7 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any,
 		if err := decodeArgs(args, &a); err != nil {
 			return nil, err
 		}
-		keys, err := o.Store.Keys(a.OrgID)
+		keys, err := o.state().Keys(a.OrgID)
 		if err != nil {
 			return nil, err
 		}
@@ -297,7 +357,7 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any,
 		if err := decodeArgs(args, &a); err != nil {
 			return nil, err
 		}
-		k, err := o.Store.RevokeKey(a.ID, o.now())
+		k, err := o.state().RevokeKey(a.ID, o.now())
 		if err != nil {
 			return nil, err
 		}

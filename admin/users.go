@@ -196,7 +196,7 @@ func (o *Ops) doUser(_ context.Context, op string, args json.RawMessage) (any, e
 		if a.Limit < 0 {
 			return nil, fmt.Errorf("%w: limit must be positive", bolt.ErrInvalid)
 		}
-		entries, err := o.Store.AuditLog(a.OrgID, a.Limit)
+		entries, err := o.state().AuditLog(a.OrgID, a.Limit)
 		if err != nil {
 			return nil, err
 		}

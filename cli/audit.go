@@ -11,23 +11,24 @@ import (
 )
 
 func newAuditCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.AuditList
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "audit [--org ID] [--limit N]",
 		Short: "Show the audit log: who changed what, when and from where",
-		Long: `Show the newest entries of the audit log kept in the data file, newest
-first: every administrative action, from the web application (sign-ins,
-members, keys), the admin socket or the command line, whether it was done,
-refused or failed. Passwords and key secrets are never recorded.`,
+		Long: `Show the newest entries of the audit log kept in the data file (with
+--state, in the shared state), newest first: every administrative action,
+from the web application (sign-ins, members, keys), the admin socket or the
+command line, whether it was done, refused or failed. Passwords and key
+secrets are never recorded.`,
 		Example: `  frameindex audit
   frameindex audit --org lagos-gis --limit 20
   frameindex audit --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var entries []bolt.AuditEntry
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpAuditList, a, &entries); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpAuditList, a, &entries); err != nil {
 				return err
 			}
 			if asJSON {
@@ -47,6 +48,7 @@ refused or failed. Passwords and key secrets are never recorded.`,
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.OrgID, "org", "", "only this organisation's entries")
 	cmd.Flags().IntVar(&a.Limit, "limit", 100, "how many of the newest entries to show")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")

@@ -243,7 +243,7 @@ func newDatasetCommand() *cobra.Command {
 }
 
 func newDatasetListCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -252,7 +252,7 @@ func newDatasetListCommand() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var ds []bolt.Dataset
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpDatasetList, struct{}{}, &ds); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpDatasetList, struct{}{}, &ds); err != nil {
 				return err
 			}
 			if asJSON {
@@ -267,12 +267,13 @@ func newDatasetListCommand() *cobra.Command {
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
 
 func newDatasetShowCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:     "show ID",
@@ -281,7 +282,7 @@ func newDatasetShowCommand() *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var d admin.DatasetDetail
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpDatasetShow, admin.DatasetShow{ID: args[0]}, &d); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpDatasetShow, admin.DatasetShow{ID: args[0]}, &d); err != nil {
 				return err
 			}
 			if asJSON {
@@ -292,6 +293,7 @@ func newDatasetShowCommand() *cobra.Command {
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
@@ -332,7 +334,7 @@ func printDataset(w io.Writer, d admin.DatasetDetail) {
 }
 
 func newDatasetPriceCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.DatasetPrice
 	cmd := &cobra.Command{
 		Use:     "price ID --credits N",
@@ -345,7 +347,7 @@ func newDatasetPriceCommand() *cobra.Command {
 				return fmt.Errorf("--credits is required")
 			}
 			var d bolt.Dataset
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpDatasetPrice, a, &d); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpDatasetPrice, a, &d); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "dataset %s costs %d credits a query for per-query licensees\n", d.ID, d.Price)
@@ -353,6 +355,7 @@ func newDatasetPriceCommand() *cobra.Command {
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().Int64Var(&a.Credits, "credits", 1, "credits per contributing request (0 = free)")
 	return cmd
 }
@@ -389,7 +392,7 @@ func newLicenceCommand() *cobra.Command {
 }
 
 func newLicenceGrantCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.LicenceGrant
 	cmd := &cobra.Command{
 		Use:   "grant --org ID --dataset ID --mode subscription|per_query",
@@ -405,7 +408,7 @@ when the credits do not cover it the dataset is left out of the answer.`,
 				return fmt.Errorf("--org, --dataset and --mode are required")
 			}
 			var l bolt.Licence
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpLicenceGrant, a, &l); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpLicenceGrant, a, &l); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "organisation %s may read %s (%s)\n", l.OrgID, l.Dataset, l.Mode)
@@ -413,6 +416,7 @@ when the credits do not cover it the dataset is left out of the answer.`,
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.OrgID, "org", "", "licensee organisation (required)")
 	cmd.Flags().StringVar(&a.Dataset, "dataset", "", "dataset id (required)")
 	cmd.Flags().StringVar(&a.Mode, "mode", "", "subscription or per_query (required)")
@@ -420,7 +424,7 @@ when the credits do not cover it the dataset is left out of the answer.`,
 }
 
 func newLicenceRevokeCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.LicenceRevoke
 	cmd := &cobra.Command{
 		Use:     "revoke --org ID --dataset ID",
@@ -431,7 +435,7 @@ func newLicenceRevokeCommand() *cobra.Command {
 			if a.OrgID == "" || a.Dataset == "" {
 				return fmt.Errorf("--org and --dataset are required")
 			}
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpLicenceRevoke, a, nil); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpLicenceRevoke, a, nil); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "licence of %s to %s revoked\n", a.OrgID, a.Dataset)
@@ -439,13 +443,14 @@ func newLicenceRevokeCommand() *cobra.Command {
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.OrgID, "org", "", "licensee organisation (required)")
 	cmd.Flags().StringVar(&a.Dataset, "dataset", "", "dataset id (required)")
 	return cmd
 }
 
 func newLicenceListCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.LicenceList
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -455,7 +460,7 @@ func newLicenceListCommand() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var ls []bolt.Licence
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpLicenceList, a, &ls); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpLicenceList, a, &ls); err != nil {
 				return err
 			}
 			if asJSON {
@@ -470,6 +475,7 @@ func newLicenceListCommand() *cobra.Command {
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.OrgID, "org", "", "only this organisation's licences")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd

@@ -4,7 +4,11 @@
 // version, service (the Windows service; service_windows.go) — plus the
 // plumbing they share: running an admin operation through a serving
 // process's socket or on the file itself (ops.go; an import from standard
-// input runs on the file itself, stdin.go), and progress reporting for
+// input runs on the file itself, stdin.go) or, given --state
+// (FRAMEINDEX_STATE), directly on the shared state of several nodes
+// (stateflag.go: the data file is then opened read-only, and only for the
+// operations that need its datasets; a server holding it is an error that
+// says what to do), and progress reporting for
 // long steps. Ctrl-C and SIGTERM cancel the command's context; a command
 // stopped by them says so ("interrupted: ...") and has written nothing.
 //

@@ -25,7 +25,7 @@ func newKeyCommand() *cobra.Command {
 }
 
 func newKeyMintCommand() *cobra.Command {
-	var data, datasets string
+	var data, st, datasets string
 	var a admin.KeyMint
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -49,7 +49,7 @@ once and never again: only its SHA-256 digest is stored. Presets:
 				a.Datasets = strings.Split(datasets, ",")
 			}
 			var m admin.Minted
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpKeyMint, a, &m); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpKeyMint, a, &m); err != nil {
 				return err
 			}
 			if asJSON {
@@ -60,6 +60,7 @@ once and never again: only its SHA-256 digest is stored. Presets:
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.OrgID, "org", "", "organisation id (required)")
 	cmd.Flags().StringVar(&a.Preset, "preset", "", "locality, analyst or full (required)")
 	cmd.Flags().StringVar(&a.Name, "name", "", "a name to recognise the key by")
@@ -86,7 +87,7 @@ func capList(k admin.KeyView) string {
 }
 
 func newKeyListCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.KeyList
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -96,7 +97,7 @@ func newKeyListCommand() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var keys []admin.KeyView
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpKeyList, a, &keys); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpKeyList, a, &keys); err != nil {
 				return err
 			}
 			if asJSON {
@@ -119,13 +120,14 @@ func newKeyListCommand() *cobra.Command {
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.OrgID, "org", "", "only this organisation's keys")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
 
 func newKeyRevokeCommand() *cobra.Command {
-	var data string
+	var data, st string
 	cmd := &cobra.Command{
 		Use:   "revoke KEY_ID",
 		Short: "Revoke an API key (takes effect on its next request)",
@@ -134,7 +136,7 @@ func newKeyRevokeCommand() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var k admin.KeyView
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpKeyRevoke, admin.KeyRevoke{ID: args[0]}, &k); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpKeyRevoke, admin.KeyRevoke{ID: args[0]}, &k); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "key %s revoked\n", k.ID)
@@ -142,5 +144,6 @@ func newKeyRevokeCommand() *cobra.Command {
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	return cmd
 }

@@ -12,7 +12,7 @@ import (
 // newDatasetOfferCommand offers a dataset in the web application's
 // marketplace, through the operation the web application runs.
 func newDatasetOfferCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.DatasetOffer
 	cmd := &cobra.Command{
 		Use:   "offer ID --mode private|subscription|per_query [--price N] [--licence-text T]",
@@ -34,7 +34,7 @@ Licences already granted keep their terms until revoked.`,
 				return fmt.Errorf("--mode is required: private, subscription or per_query")
 			}
 			var o bolt.Offer
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpDatasetOffer, a, &o); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpDatasetOffer, a, &o); err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -50,6 +50,7 @@ Licences already granted keep their terms until revoked.`,
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.Mode, "mode", "", "private, subscription or per_query")
 	cmd.Flags().Int64Var(&a.Credits, "price", 0, "credits: once for a subscription, per contributing request for per_query")
 	cmd.Flags().StringVar(&a.LicenceText, "licence-text", "", "the terms a licensee accepts")
@@ -58,14 +59,14 @@ Licences already granted keep their terms until revoked.`,
 
 // newDatasetWithdrawCommand withdraws a dataset's offer.
 func newDatasetWithdrawCommand() *cobra.Command {
-	var data string
+	var data, st string
 	cmd := &cobra.Command{
 		Use:     "withdraw ID",
 		Short:   "Withdraw a dataset's offer from the marketplace (licences already granted are kept)",
 		Example: `  frameindex dataset withdraw nightlights`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpDatasetWithdraw, admin.DatasetWithdraw{ID: args[0]}, nil); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpDatasetWithdraw, admin.DatasetWithdraw{ID: args[0]}, nil); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "dataset %s withdrawn from the marketplace; licences already granted are kept\n", args[0])
@@ -73,5 +74,6 @@ func newDatasetWithdrawCommand() *cobra.Command {
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	return cmd
 }

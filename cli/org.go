@@ -26,7 +26,7 @@ func newOrgCommand() *cobra.Command {
 }
 
 func newOrgAddCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.OrgAdd
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -40,7 +40,7 @@ worded answers: trial 100, pro 2,000, scale 20,000.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.ID = args[0]
 			var o bolt.Org
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpOrgAdd, a, &o); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpOrgAdd, a, &o); err != nil {
 				return err
 			}
 			if asJSON {
@@ -51,6 +51,7 @@ worded answers: trial 100, pro 2,000, scale 20,000.`,
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.Name, "name", "", "display name (default: the id)")
 	cmd.Flags().StringVar(&a.Plan, "plan", "trial", "plan: trial, pro or scale")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
@@ -58,7 +59,7 @@ worded answers: trial 100, pro 2,000, scale 20,000.`,
 }
 
 func newOrgListCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -70,7 +71,7 @@ func newOrgListCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var orgs []bolt.Org
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpOrgList, struct{}{}, &orgs); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpOrgList, struct{}{}, &orgs); err != nil {
 				return err
 			}
 			if asJSON {
@@ -85,12 +86,13 @@ func newOrgListCommand() *cobra.Command {
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
 
 func newOrgShowCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.OrgShow
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -102,7 +104,7 @@ func newOrgShowCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.ID = args[0]
 			var d admin.OrgDetail
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpOrgShow, a, &d); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpOrgShow, a, &d); err != nil {
 				return err
 			}
 			if asJSON {
@@ -129,13 +131,14 @@ func newOrgShowCommand() *cobra.Command {
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().IntVar(&a.Limit, "history", 20, "how many of the newest ledger entries to show; 0 for all")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
 
 func newOrgPlanCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.OrgPlan
 	cmd := &cobra.Command{
 		Use:   "plan ID --plan trial|pro|scale",
@@ -151,7 +154,7 @@ still count against the new allowance.`,
 				return fmt.Errorf("--plan is required: trial, pro or scale")
 			}
 			var o bolt.Org
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpOrgPlan, a, &o); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpOrgPlan, a, &o); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "organisation %s is on plan %s (%d worded answers a month)\n", o.ID, o.Plan, bolt.PlanAllowance[o.Plan])
@@ -159,12 +162,13 @@ still count against the new allowance.`,
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.Plan, "plan", "", "trial, pro or scale (required)")
 	return cmd
 }
 
 func newOrgCreditsCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.OrgCredits
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -183,7 +187,7 @@ answers beyond the plan's allowance and for datasets licensed per query.`,
 				return fmt.Errorf("--add N (not zero) and --note are required")
 			}
 			var c admin.Credited
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpOrgCredits, a, &c); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpOrgCredits, a, &c); err != nil {
 				return err
 			}
 			if asJSON {
@@ -194,6 +198,7 @@ answers beyond the plan's allowance and for datasets licensed per query.`,
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().Int64Var(&a.Add, "add", 0, "credits to add; negative to take back (required)")
 	cmd.Flags().StringVar(&a.Note, "note", "", "why, at most 200 characters (required)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")

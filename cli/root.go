@@ -39,7 +39,13 @@ func NewRootCommand(a Assets) *cobra.Command {
 called frames, and administers its data file: the grid, organisations and
 API keys. Every administrative command works whether or not "serve" is
 running on the file: while it runs, the command goes through the server's
-owner-only admin socket (DATA.sock) and takes effect on the next request.`,
+owner-only admin socket (DATA.sock) and takes effect on the next request.
+
+Several nodes share organisations, keys, licences, prices, offers, credits,
+usage and the audit log in one database: the commands on those take --state
+URL (or FRAMEINDEX_STATE) and then act on it directly, with no server
+involved (serving nodes pick the change up themselves); the data file is
+then only read, for its datasets, by the commands that name one.`,
 		Example: `  frameindex demo                       # build a national demo file, mint a key, serve it
   frameindex serve --data ./frames.db   # serve a data file on 127.0.0.1:8080`,
 		SilenceUsage:  true,

@@ -10,7 +10,7 @@ import (
 )
 
 func newUsageCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.UsageReq
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -28,7 +28,7 @@ dataset charges by dataset.`,
 				return fmt.Errorf("--org is required")
 			}
 			var u bolt.Usage
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpUsage, a, &u); err != nil {
+			if err := runAdminOp(cmd, data, st, admin.OpUsage, a, &u); err != nil {
 				return err
 			}
 			if asJSON {
@@ -51,6 +51,7 @@ dataset charges by dataset.`,
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.OrgID, "org", "", "organisation id (required)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
