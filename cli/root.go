@@ -47,7 +47,7 @@ owner-only admin socket (DATA.sock) and takes effect on the next request.`,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newServeCommand(), newDemoCommand(a.Outline), newGridCommand(), newOrgCommand(), newKeyCommand(), newUsageCommand(), newImportCommand(), newDatasetCommand(), newLicenceCommand(), newUserCommand(), newAuditCommand())
-	root.AddCommand(newVersionCommand(root), newBackupCommand(), newRestoreCommand(), newCheckCommand(), newCompactCommand(), newServiceCommand())
+	root.AddCommand(newVersionCommand(root), newBackupCommand(), newRestoreCommand(), newCheckCommand(), newCompactCommand(), newServiceCommand(), newSyncCommand())
 	return root
 }
 
