@@ -400,6 +400,8 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any,
 		return o.CheckLive(ctx)
 	case OpCompact:
 		return o.Store.Compact(ctx)
+	case OpDatasetSync:
+		return o.doSync(ctx, args)
 	case OpDatasetImport, OpDatasetList, OpDatasetShow, OpDatasetPrice, OpDatasetRemove,
 		OpLicenceGrant, OpLicenceRevoke, OpLicenceList:
 		res, _, err := o.doDataset(ctx, op, args)

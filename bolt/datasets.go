@@ -316,46 +316,50 @@ func (s *Store) allDatasets(tx *bbolt.Tx) ([]Dataset, error) {
 // its past charges and ledger entries naming it stay. Keys narrowed to it
 // keep its id (and read nothing of it). Errors: ErrNotFound; ErrCorrupt.
 func (s *Store) RemoveDataset(id string) error {
-	return s.update(func(tx *bbolt.Tx) error {
-		if _, err := s.mustDataset(tx, id); err != nil {
+	return s.update(func(tx *bbolt.Tx) error { return s.removeDataset(tx, id) })
+}
+
+// removeDataset is RemoveDataset inside tx (SyncDatasets removes datasets
+// too).
+func (s *Store) removeDataset(tx *bbolt.Tx, id string) error {
+	if _, err := s.mustDataset(tx, id); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketDatasets).Delete([]byte(id)); err != nil {
+		return err
+	}
+	if versions := tx.Bucket(bucketVersions); versions != nil {
+		if err := deleteVersions(versions, id, 0); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketDatasets).Delete([]byte(id)); err != nil {
+	}
+	// Its marketplace offer goes too: a dataset imported later under the
+	// same id starts private.
+	if offers := tx.Bucket(bucketOffers); offers != nil {
+		if err := offers.Delete([]byte(id)); err != nil {
 			return err
 		}
-		if versions := tx.Bucket(bucketVersions); versions != nil {
-			if err := deleteVersions(versions, id, 0); err != nil {
-				return err
-			}
-		}
-		// Its marketplace offer goes too: a dataset imported later under the
-		// same id starts private.
-		if offers := tx.Bucket(bucketOffers); offers != nil {
-			if err := offers.Delete([]byte(id)); err != nil {
-				return err
-			}
-		}
-		lic := tx.Bucket(bucketLicences)
-		if lic == nil {
-			return nil
-		}
-		suffix := append([]byte{'/'}, id...)
-		var gone [][]byte
-		if err := lic.ForEach(func(k, _ []byte) error {
-			if bytes.HasSuffix(k, suffix) {
-				gone = append(gone, bytes.Clone(k))
-			}
-			return nil
-		}); err != nil {
-			return err
-		}
-		for _, k := range gone {
-			if err := lic.Delete(k); err != nil {
-				return err
-			}
+	}
+	lic := tx.Bucket(bucketLicences)
+	if lic == nil {
+		return nil
+	}
+	suffix := append([]byte{'/'}, id...)
+	var gone [][]byte
+	if err := lic.ForEach(func(k, _ []byte) error {
+		if bytes.HasSuffix(k, suffix) {
+			gone = append(gone, bytes.Clone(k))
 		}
 		return nil
-	})
+	}); err != nil {
+		return err
+	}
+	for _, k := range gone {
+		if err := lic.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SetPrice sets the credits a per-query licensee pays per contributing

@@ -135,6 +135,14 @@
 // the dataset and the request) and the usage counter
 // "charges:<month>:<dataset>", never below zero.
 //
+// SyncDatasets makes a file's datasets those of a snapshot of another
+// node's file: each dataset to copy is staged in dsv/"<id>@<v>~sync"/
+// "<id>@<v>" (a staging bucket of the dataset to Check, Compact and the
+// next import) in bounded transactions, then one transaction moves every
+// staged version into dsv (bbolt's MoveBucket), writes the descriptions
+// and removes the datasets the snapshot lacks. Version numbers are the
+// snapshot's, so that nodes report the same versions.
+//
 // A grid is either a lattice (the national 30-arc-second cells, stored as
 // runs of cells per row: a cell needs no stored polygon and the national
 // grid of 1.1 million cells is a few thousand runs) or imported polygon

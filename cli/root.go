@@ -53,7 +53,7 @@ then only read, for its datasets, by the commands that name one.`,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newServeCommand(), newDemoCommand(a.Outline), newGridCommand(), newOrgCommand(), newKeyCommand(), newUsageCommand(), newImportCommand(), newDatasetCommand(), newLicenceCommand(), newUserCommand(), newAuditCommand())
-	root.AddCommand(newVersionCommand(root), newBackupCommand(), newRestoreCommand(), newCheckCommand(), newCompactCommand(), newServiceCommand())
+	root.AddCommand(newVersionCommand(root), newBackupCommand(), newRestoreCommand(), newCheckCommand(), newCompactCommand(), newServiceCommand(), newSyncCommand())
 	return root
 }
 

@@ -32,6 +32,7 @@ type serveOptions struct {
 	LogFormat  string
 	CPUProfile string
 	Limits     limiter.Config
+	Node       nodeOptions
 
 	OllamaHost    string
 	Model         string
@@ -62,6 +63,7 @@ func (o *serveOptions) AddFlags(cmd *cobra.Command) {
 		cmd.Flags().Float64Var(&b.l.PerMinute, "limit-"+b.name+"-rate", b.l.PerMinute, "requests a minute "+b.per+" (sustained)")
 		cmd.Flags().IntVar(&b.l.Burst, "limit-"+b.name+"-burst", b.l.Burst, "burst "+b.per+"; 0 switches this bucket off")
 	}
+	o.Node.addFlags(cmd)
 	cmd.Flags().StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for performance work)")
 	cmd.Flags().MarkHidden("cpuprofile")
 }
@@ -282,7 +284,17 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	if embedder := connectEmbedder(ctx, o, log); embedder != nil {
 		cfg.Embedder = embedder
 	}
-	h := con.Wrap(handlers.New(cfg)) // the web application under /console/, the API elsewhere
+	cfg.Health = nodeHealth(o.Node, store)
+	reg, stopMetrics, err := startMetrics(o.Node, cfg.Health, func() int { return l.frames.Load().Len() }, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	if reg != nil {
+		cfg.Metrics = reg
+	}
+	api := handlers.New(cfg)
+	h := con.Wrap(api) // the web application under /console/, the API elsewhere
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.Addr, err)
@@ -303,6 +315,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 		return fmt.Errorf("server stopped: %w", err)
 	case <-ctx.Done():
 	}
+	drainFirst(api, o.Node.DrainDelay, log)
 	log.Info("shutting down: finishing requests in flight")
 	shutCtx, cancel := context.WithTimeout(context.Background(), 35*time.Second)
 	defer cancel()

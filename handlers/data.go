@@ -64,6 +64,7 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err)
 			return
 		}
+		s.countCharges(ans)
 	}
 
 	buf := getBuf()

@@ -98,8 +98,23 @@
 // so it is spared the per-request timer and bounded by the server's write
 // timeout alone.
 //
+// # Health and metrics
+//
+// GET /livez (the process answers), /readyz (grid loaded, data file
+// readable, every Health.Checks function holds, and not draining; 503
+// not_ready or draining otherwise) and /healthz (the node's name, build,
+// grid frames and every dataset with its version, always 200) need no key
+// and are not metered (health.go). Server.Drain makes /readyz answer 503
+// while the API goes on, so that a load balancer takes the node out before
+// its listener closes. Config.Metrics receives requests by route and
+// status, rate-limit decisions, per-query charges and wording outcomes
+// (metrics.go); package metrics implements it with Prometheus, so this
+// package does not import it, and a nil Metrics costs one nil check.
+//
 // # Caveats
 //
+//   - /healthz names the node's dataset ids and versions to anyone who can
+//     reach the API; block it at the proxy if that is too much.
 //   - A response that fails after its first chunk was sent (deadline spent,
 //     client gone) cannot turn into an error envelope: the connection is
 //     aborted instead, so the client sees a transport error rather than a

@@ -109,6 +109,7 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.countCharges(ans)
 
 	wd := s.word(w, r, key, p, res)
 	body, err := encodeInsight(res, ans, wd)

@@ -103,9 +103,15 @@ func (s *Server) track(next http.Handler) http.Handler {
 
 // logAccess writes the access-log line of a finished request.
 func (s *Server) logAccess(r *http.Request, info *reqInfo, start time.Time) {
+	if s.metrics != nil {
+		s.countRequest(info, start)
+	}
 	level := slog.LevelInfo
 	if info.code == codeInternal && !errors.Is(info.cause, context.Canceled) {
 		level = slog.LevelError
+	}
+	if probeRoute(info.route) && info.code == "" {
+		level = slog.LevelDebug // a load balancer asks every few seconds
 	}
 	ctx := r.Context()
 	if !s.logger.Enabled(ctx, level) {

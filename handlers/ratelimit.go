@@ -29,6 +29,11 @@ func (s *Server) meterKey(w http.ResponseWriter, r *http.Request, keyID, orgID s
 		return nil
 	}
 	d, err := s.limiter.Request(keyID, orgID, insight)
+	if insight {
+		s.countDecision(RateKindInsight, d, err)
+	} else {
+		s.countDecision(RateKindRequest, d, err)
+	}
 	return s.applyDecision(w, r, d, err,
 		"this key or its organisation has spent its request budget (see X-RateLimit-Limit); retry after ")
 }
@@ -43,6 +48,7 @@ func (s *Server) meterInvalid(w http.ResponseWriter, r *http.Request) error {
 	}
 	cred := strings.TrimSpace(r.Header.Get("Authorization"))
 	d, err := s.limiter.InvalidKey(sha256.Sum256([]byte(cred)))
+	s.countDecision(RateKindInvalid, d, err)
 	return s.applyDecision(w, r, d, err,
 		"too many requests with a key that is not valid; check the key, and retry after ")
 }

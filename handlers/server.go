@@ -66,6 +66,11 @@ type Config struct {
 	Embedder Embedder
 	// OGC serves the OGC API under /ogc (see OGC); nil serves none.
 	OGC OGC
+	// Metrics counts requests, rate-limit decisions, charges and wording
+	// for monitoring (package metrics); nil counts nothing.
+	Metrics Metrics
+	// Health configures /livez, /readyz and /healthz (see Health).
+	Health Health
 }
 
 // DefaultRequestTimeout is the per-request budget of the spec.
@@ -90,6 +95,8 @@ type Server struct {
 	embedder      Embedder
 	embeddings    *embedCache
 	ogc           OGC
+	metrics       Metrics
+	health        health
 
 	// answer computes a question's answer: insight.Answer, replaced in
 	// tests to check what the handler gives it and does with its answer.
@@ -128,7 +135,9 @@ func New(cfg Config) *Server {
 		embedder:      cfg.Embedder,
 		embeddings:    newEmbedCache(),
 		ogc:           cfg.OGC,
+		metrics:       cfg.Metrics,
 	}
+	s.health.cfg = cfg.Health
 	if s.places == nil {
 		s.places = func() []string { return nil }
 	}

@@ -64,19 +64,24 @@ func (s *Server) word(w http.ResponseWriter, r *http.Request, key bolt.Key, p in
 	now := s.now()
 	rsv, err := s.allowance.ReserveAnswer(key.OrgID, key.ID, requestIDOf(w), s.answerCredits, now)
 	if errors.Is(err, bolt.ErrNoAllowance) {
+		s.countWording(WordingNotWorded, WordingReasonNoAllowance)
 		return wording{notice: noticeNoAllowance}
 	}
 	if err != nil {
+		s.countWording(WordingNotWorded, WordingReasonStoreFailure)
 		s.logWording(r, w, "reserve failed", err.Error())
 		return wording{}
 	}
 	report := p.format == "report"
-	text, reason := s.callModel(r.Context(), res, p, report)
+	text, reason, why := s.callModel(r.Context(), res, p, report)
 	kind := ""
 	if reason == "" {
 		if v := narrate.Verify(text, figuresOf(res, s.places()), report); !v.OK {
-			reason, kind = "wording discarded: "+v.Reason, v.Kind
+			reason, kind, why = "wording discarded: "+v.Reason, v.Kind, strings.ReplaceAll(v.Kind, " ", "_")
 		}
+	}
+	if reason != "" {
+		s.countWording(WordingDiscarded, why)
 	}
 	if reason != "" {
 		if err := s.allowance.RefundAnswer(rsv, s.now()); err != nil {
@@ -95,21 +100,23 @@ func (s *Server) word(w http.ResponseWriter, r *http.Request, key bolt.Key, p in
 	if err := s.allowance.CommitAnswer(rsv); err != nil {
 		// The reservation stays pending and is refunded at the next start:
 		// do not show wording that was not counted.
+		s.countWording(WordingDiscarded, WordingReasonStoreFailure)
 		s.logWording(r, w, "commit failed", err.Error())
 		return wording{}
 	}
+	s.countWording(WordingKept, "")
 	return wording{narrative: strings.TrimSpace(text), model: s.narrator.Model(), report: report}
 }
 
 // callModel asks the model for the wording within the request's budget and
-// returns it, or the reason it failed.
-func (s *Server) callModel(ctx context.Context, res insight.Insight, p insightParams, report bool) (string, string) {
+// returns it, or the reason it failed and that reason's metrics label.
+func (s *Server) callModel(ctx context.Context, res insight.Insight, p insightParams, report bool) (text, reason, label string) {
 	limit := wordingTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		limit = min(limit, time.Until(dl)-wordingMargin)
 	}
 	if limit <= 0 {
-		return "", "no time left for the model"
+		return "", "no time left for the model", WordingReasonNoTime
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -119,9 +126,9 @@ func (s *Server) callModel(ctx context.Context, res insight.Insight, p insightPa
 	}
 	text, err := s.narrator.Word(ctx, promptOf(res, p, report), tokens)
 	if err != nil {
-		return "", "model failed: " + err.Error()
+		return "", "model failed: " + err.Error(), WordingReasonModelFailed
 	}
-	return text, ""
+	return text, "", ""
 }
 
 // promptOf gives the model the computed figures only.

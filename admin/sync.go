@@ -1,0 +1,49 @@
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"frameindex/bolt"
+)
+
+// OpDatasetSync makes the file's datasets those of a snapshot of another
+// node's file (bolt.Store.SyncDatasets).
+const OpDatasetSync = "dataset.sync"
+
+// DatasetSync asks for a sync from the snapshot at Snapshot, which must be
+// an absolute path when sent to a server (the server opens it, read-only).
+type DatasetSync struct {
+	Snapshot string `json:"snapshot"`
+	Keep     bool   `json:"keep,omitempty"`
+	DryRun   bool   `json:"dryRun,omitempty"`
+}
+
+// doSync runs OpDatasetSync. A sync that changed something tells the
+// server (ChangeDatasets): requests read datasets from the file, so the
+// new versions are served from the next request on, without a restart.
+func (o *Ops) doSync(ctx context.Context, args json.RawMessage) (bolt.SyncReport, error) {
+	var a DatasetSync
+	if err := decodeArgs(args, &a); err != nil {
+		return bolt.SyncReport{}, err
+	}
+	if a.Snapshot == "" {
+		return bolt.SyncReport{}, fmt.Errorf("%w: no snapshot given: name a copy of another node's data file (frameindex backup writes one)", bolt.ErrInvalid)
+	}
+	if !filepath.IsAbs(a.Snapshot) {
+		return bolt.SyncReport{}, fmt.Errorf("%w: the snapshot path %q must be absolute", bolt.ErrInvalid, a.Snapshot)
+	}
+	rep, err := o.Store.SyncDatasets(ctx, a.Snapshot, bolt.SyncOptions{Keep: a.Keep, DryRun: a.DryRun})
+	if err != nil {
+		return rep, err
+	}
+	if rep.Changed() && !rep.DryRun {
+		o.changed(ChangeDatasets)
+	}
+	return rep, nil
+}
+
+// A sync changes what every key reads: the audit log records it.
+func init() { audited[OpDatasetSync] = true }
