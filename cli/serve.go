@@ -32,6 +32,7 @@ type serveOptions struct {
 	LogFormat  string
 	CPUProfile string
 	Limits     limiter.Config
+	Limiter    string // where the buckets live: "memory" or a Redis URL
 
 	OllamaHost    string
 	Model         string
@@ -62,6 +63,7 @@ func (o *serveOptions) AddFlags(cmd *cobra.Command) {
 		cmd.Flags().Float64Var(&b.l.PerMinute, "limit-"+b.name+"-rate", b.l.PerMinute, "requests a minute "+b.per+" (sustained)")
 		cmd.Flags().IntVar(&b.l.Burst, "limit-"+b.name+"-burst", b.l.Burst, "burst "+b.per+"; 0 switches this bucket off")
 	}
+	addLimiterFlag(cmd, &o.Limiter)
 	cmd.Flags().StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for performance work)")
 	cmd.Flags().MarkHidden("cpuprofile")
 }
@@ -256,7 +258,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	con := console.New(console.Config{Ops: ops, Logger: log})
 	defer con.Close()
 	keys := con.Keys(l.keys.Load)
-	lim := limiter.New(o.Limits, limiter.NewMemory(o.Limits), nil)
+	lim, closeLimiter, err := openLimiter(ctx, o.Limiter, o.Limits, log)
+	if err != nil {
+		return err
+	}
+	defer closeLimiter()
 	cfg := handlers.Config{
 		Frames:  func() handlers.FrameIndex { return l.frames.Load() },
 		Keys:    func() handlers.KeyLookup { return keys },
