@@ -33,6 +33,7 @@ type serveOptions struct {
 	CPUProfile string
 	Limits     limiter.Config
 	Node       nodeOptions
+	Limiter    string // where the buckets live: "memory" or a Redis URL
 
 	OllamaHost    string
 	Model         string
@@ -64,6 +65,7 @@ func (o *serveOptions) AddFlags(cmd *cobra.Command) {
 		cmd.Flags().IntVar(&b.l.Burst, "limit-"+b.name+"-burst", b.l.Burst, "burst "+b.per+"; 0 switches this bucket off")
 	}
 	o.Node.addFlags(cmd)
+	addLimiterFlag(cmd, &o.Limiter)
 	cmd.Flags().StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for performance work)")
 	cmd.Flags().MarkHidden("cpuprofile")
 }
@@ -258,7 +260,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	con := console.New(console.Config{Ops: ops, Logger: log})
 	defer con.Close()
 	keys := con.Keys(l.keys.Load)
-	lim := limiter.New(o.Limits, limiter.NewMemory(o.Limits), nil)
+	lim, closeLimiter, err := openLimiter(ctx, o.Limiter, o.Limits, log)
+	if err != nil {
+		return err
+	}
+	defer closeLimiter()
 	cfg := handlers.Config{
 		Frames:  func() handlers.FrameIndex { return l.frames.Load() },
 		Keys:    func() handlers.KeyLookup { return keys },
