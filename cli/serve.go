@@ -22,16 +22,20 @@ import (
 	"frameindex/logging"
 	"frameindex/narrate"
 	"frameindex/ogc"
+	"frameindex/state"
+	"frameindex/state/pgstate"
 
 	"github.com/spf13/cobra"
 )
 
 type serveOptions struct {
-	Data       string
-	Addr       string
-	LogFormat  string
-	CPUProfile string
-	Limits     limiter.Config
+	Data         string
+	State        string        // PostgreSQL URL of the shared state; empty: the data file
+	RecoverAfter time.Duration // age at which another node's unsettled worded answer is refunded
+	Addr         string
+	LogFormat    string
+	CPUProfile   string
+	Limits       limiter.Config
 
 	OllamaHost    string
 	Model         string
@@ -41,6 +45,7 @@ type serveOptions struct {
 
 func (o *serveOptions) AddFlags(cmd *cobra.Command) {
 	addDataFlag(cmd, &o.Data)
+	o.addStateFlags(cmd)
 	cmd.Flags().StringVar(&o.Addr, "addr", envOr(envAddr, "127.0.0.1:8080"), "listen address (env "+envAddr+")")
 	cmd.Flags().StringVar(&o.LogFormat, "log-format", "json", "log format on stderr: json or text")
 	cmd.Flags().StringVar(&o.OllamaHost, "ollama-host", envOr(envOllamaHost, "127.0.0.1:11434"),
@@ -110,6 +115,7 @@ file is closed.`,
 // operation changes the file. Requests read a snapshot and never block.
 type live struct {
 	store  *bolt.Store
+	shared *pgstate.Store // the shared state, when serving with --state
 	log    *slog.Logger
 	frames atomic.Pointer[index.Index]
 	keys   atomic.Pointer[bolt.Keyring]
@@ -163,7 +169,7 @@ func (l *live) loadGrid() (*index.Index, error) {
 }
 
 func (l *live) loadKeys() error {
-	kr, err := l.store.Keyring()
+	kr, err := l.keyring()
 	if err != nil {
 		return err
 	}
@@ -212,6 +218,19 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	}
 	defer store.Close()
 	l := &live{store: store, log: log}
+	// The shared state: the data file's, or PostgreSQL's (--state).
+	var shared state.Store = store
+	var data handlers.DataStore = store
+	if o.State != "" {
+		if l.shared, err = openState(ctx, o, store, log); err != nil {
+			return err
+		}
+		defer l.shared.Close()
+		shared, data = l.shared, nodeData{l.shared, store}
+		stateCtx, stopState := context.WithCancel(ctx)
+		defer stopState()
+		l.watchState(stateCtx, o.RecoverAfter)
+	}
 	ix, err := l.loadGrid()
 	if err != nil {
 		if errors.Is(err, bolt.ErrNoGrid) {
@@ -241,10 +260,8 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 		return err
 	}
 	// Worded answers reserved before a crash were never delivered.
-	if n, err := store.RecoverPending(time.Now().UTC()); err != nil {
+	if err := recoverPending(shared, log); err != nil {
 		return err
-	} else if n > 0 {
-		log.Warn("refunded worded answers reserved before the last stop and never delivered", "count", n)
 	}
 	narrator := connectModel(ctx, o, log)
 	if narrator != nil {
@@ -262,9 +279,9 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 		Keys:    func() handlers.KeyLookup { return keys },
 		Logger:  log,
 		Limiter: lim,
-		Data:    store,
+		Data:    data,
 
-		Allowance:     store,
+		Allowance:     shared,
 		AnswerCredits: o.AnswerCredits,
 		Places:        l.placeNames,
 
