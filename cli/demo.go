@@ -38,6 +38,7 @@ or SIGTERM.`,
   frameindex demo --data /tmp/demo.db --addr 127.0.0.1:9090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.State = adminStateURL(cmd, o.State)
 			logw := logging.NewBuffer(cmd.ErrOrStderr())
 			defer logw.Close()
 			log, err := o.logger(logw)

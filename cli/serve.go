@@ -22,18 +22,22 @@ import (
 	"frameindex/logging"
 	"frameindex/narrate"
 	"frameindex/ogc"
+	"frameindex/state"
+	"frameindex/state/pgstate"
 
 	"github.com/spf13/cobra"
 )
 
 type serveOptions struct {
-	Data       string
-	Addr       string
-	LogFormat  string
-	CPUProfile string
-	Limits     limiter.Config
-	Node       nodeOptions
-	Limiter    string // where the buckets live: "memory" or a Redis URL
+	Data         string
+	State        string        // PostgreSQL URL of the shared state; empty: the data file
+	RecoverAfter time.Duration // age at which another node's unsettled worded answer is refunded
+	Addr         string
+	LogFormat    string
+	CPUProfile   string
+	Limits       limiter.Config
+	Node         nodeOptions
+	Limiter      string // where the buckets live: "memory" or a Redis URL
 
 	OllamaHost    string
 	Model         string
@@ -43,6 +47,7 @@ type serveOptions struct {
 
 func (o *serveOptions) AddFlags(cmd *cobra.Command) {
 	addDataFlag(cmd, &o.Data)
+	o.addStateFlags(cmd)
 	cmd.Flags().StringVar(&o.Addr, "addr", envOr(envAddr, "127.0.0.1:8080"), "listen address (env "+envAddr+")")
 	cmd.Flags().StringVar(&o.LogFormat, "log-format", "json", "log format on stderr: json or text")
 	cmd.Flags().StringVar(&o.OllamaHost, "ollama-host", envOr(envOllamaHost, "127.0.0.1:11434"),
@@ -95,6 +100,7 @@ file is closed.`,
   FRAMEINDEX_ADDR=0.0.0.0:8080 frameindex serve --data /srv/frames.db --log-format text`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.State = adminStateURL(cmd, o.State)
 			logw := logging.NewBuffer(cmd.ErrOrStderr())
 			defer logw.Close()
 			log, err := o.logger(logw)
@@ -114,6 +120,7 @@ file is closed.`,
 // operation changes the file. Requests read a snapshot and never block.
 type live struct {
 	store  *bolt.Store
+	shared *pgstate.Store // the shared state, when serving with --state
 	log    *slog.Logger
 	frames atomic.Pointer[index.Index]
 	keys   atomic.Pointer[bolt.Keyring]
@@ -167,7 +174,7 @@ func (l *live) loadGrid() (*index.Index, error) {
 }
 
 func (l *live) loadKeys() error {
-	kr, err := l.store.Keyring()
+	kr, err := l.keyring()
 	if err != nil {
 		return err
 	}
@@ -216,6 +223,21 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	}
 	defer store.Close()
 	l := &live{store: store, log: log}
+	// The shared state: the data file's, or PostgreSQL's (--state).
+	var shared state.Store = store
+	var data handlers.DataStore = store
+	var ogcData ogc.Store = store
+	if o.State != "" {
+		if l.shared, err = openState(ctx, o, store, log); err != nil {
+			return err
+		}
+		defer l.shared.Close()
+		shared = l.shared
+		data, ogcData = nodeData{l.shared, store}, nodeData{l.shared, store}
+		stateCtx, stopState := context.WithCancel(ctx)
+		defer stopState()
+		l.watchState(stateCtx, o.RecoverAfter)
+	}
 	ix, err := l.loadGrid()
 	if err != nil {
 		if errors.Is(err, bolt.ErrNoGrid) {
@@ -236,6 +258,9 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	adminDone := make(chan error, 1)
 	// The admin socket and the web application run the same operations.
 	ops := &admin.Ops{Store: store, Changed: l.changed}
+	if l.shared != nil {
+		ops.State = l.shared
+	}
 	go func() {
 		adminDone <- admin.Serve(adminCtx, adminLn, ops, log)
 	}()
@@ -245,10 +270,8 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 		return err
 	}
 	// Worded answers reserved before a crash were never delivered.
-	if n, err := store.RecoverPending(time.Now().UTC()); err != nil {
+	if err := recoverPending(shared, log); err != nil {
 		return err
-	} else if n > 0 {
-		log.Warn("refunded worded answers reserved before the last stop and never delivered", "count", n)
 	}
 	narrator := connectModel(ctx, o, log)
 	if narrator != nil {
@@ -270,14 +293,14 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 		Keys:    func() handlers.KeyLookup { return keys },
 		Logger:  log,
 		Limiter: lim,
-		Data:    store,
+		Data:    data,
 
-		Allowance:     store,
+		Allowance:     shared,
 		AnswerCredits: o.AnswerCredits,
 		Places:        l.placeNames,
 
 		// OGC API - Features and Tiles under /ogc, for QGIS, GDAL and maps.
-		OGC: ogc.New(ogc.Config{Store: store, Grid: func() ogc.Grid {
+		OGC: ogc.New(ogc.Config{Store: ogcData, Grid: func() ogc.Grid {
 			if ix := l.frames.Load(); ix != nil {
 				return ix
 			}
@@ -291,6 +314,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 		cfg.Embedder = embedder
 	}
 	cfg.Health = nodeHealth(o.Node, store)
+	if l.shared != nil {
+		// A node that cannot reach the shared state cannot check keys'
+		// revocations nor charge: the load balancer should route around it.
+		cfg.Health.Checks = append(cfg.Health.Checks, handlers.ReadyCheck{Name: "state", Check: l.shared.Ping})
+	}
 	reg, stopMetrics, err := startMetrics(o.Node, cfg.Health, func() int { return l.frames.Load().Len() }, log)
 	if err != nil {
 		return err

@@ -18,10 +18,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// adminStateEnv gives --state of the administrative commands its value
-// when the flag is not given.
-const adminStateEnv = "FRAMEINDEX_STATE"
-
 // stateConnectTimeout bounds how long a command waits for the shared
 // state's database to answer, so that a wrong host fails in seconds, not
 // after the system's TCP timeout of minutes.
@@ -37,7 +33,7 @@ const catalogueLockTimeout = 2 * time.Second
 // environment.
 func addAdminStateFlag(cmd *cobra.Command, p *string) {
 	cmd.Flags().StringVar(p, "state", "",
-		"act directly on the state several nodes share, postgres://USER:PASSWORD@HOST:PORT/DB (env "+adminStateEnv+
+		"act directly on the state several nodes share, postgres://USER:PASSWORD@HOST:PORT/DB (env "+envState+
 			"), not on the data file's")
 }
 
@@ -48,7 +44,7 @@ func adminStateURL(cmd *cobra.Command, flag string) string {
 	if f := cmd.Flags().Lookup("state"); f != nil && f.Changed {
 		return flag
 	}
-	return os.Getenv(adminStateEnv)
+	return os.Getenv(envState)
 }
 
 // runAdminOp runs operation op of an administrative command: without a
@@ -139,7 +135,7 @@ func openSharedState(ctx context.Context, stateURL string, opts pgstate.Options)
 		return nil, nil, fmt.Errorf("shared state (--state or %s) at %s cannot be opened: %s; "+
 			"check that PostgreSQL runs and is reachable there, that the URL is right "+
 			"(postgres://USER:PASSWORD@HOST:PORT/DATABASE) and that its schema is migrated",
-			adminStateEnv, stateHost(stateURL), reason)
+			envState, stateHost(stateURL), reason)
 	}
 	return st, func() { st.Close(); cancel() }, nil
 }

@@ -105,19 +105,19 @@ func TestStateFlag_UnreachableDatabase(t *testing.T) {
 		})
 	}
 	t.Run("from the environment", func(t *testing.T) {
-		t.Setenv(adminStateEnv, url)
+		t.Setenv(envState, url)
 		_, err := runCLI("org", "list", "--data", data)
 		check(t, err)
 	})
 	t.Run("an empty --state turns the environment's off", func(t *testing.T) {
-		t.Setenv(adminStateEnv, url)
+		t.Setenv(envState, url)
 		out, err := runCLI("org", "list", "--data", data, "--state=")
 		if err != nil || !strings.Contains(out, "acme") {
 			t.Fatalf("org list on the data file: %q, %v", out, err)
 		}
 	})
 	t.Run("without it, the data file", func(t *testing.T) {
-		t.Setenv(adminStateEnv, "")
+		t.Setenv(envState, "")
 		out, err := runCLI("org", "list", "--data", data)
 		if err != nil || !strings.Contains(out, "acme") {
 			t.Fatalf("org list on the data file: %q, %v", out, err)
@@ -128,7 +128,7 @@ func TestStateFlag_UnreachableDatabase(t *testing.T) {
 // Every command on the shared state has --state, documented, with no
 // default that help would print (a password from the environment).
 func TestStateFlag_OnEveryStateCommand(t *testing.T) {
-	t.Setenv(adminStateEnv, "postgres://fi:hunter2@db:5432/fi")
+	t.Setenv(envState, "postgres://fi:hunter2@db:5432/fi")
 	for _, args := range stateCommands {
 		t.Run(cmdName(args), func(t *testing.T) {
 			root := NewRootCommand(Assets{})
@@ -140,7 +140,7 @@ func TestStateFlag_OnEveryStateCommand(t *testing.T) {
 			if f == nil {
 				t.Fatalf("%s has no --state", cmd.CommandPath())
 			}
-			if f.DefValue != "" || !strings.Contains(f.Usage, adminStateEnv) {
+			if f.DefValue != "" || !strings.Contains(f.Usage, envState) {
 				t.Errorf("--state default %q, usage %q", f.DefValue, f.Usage)
 			}
 			path := strings.Fields(cmd.CommandPath())[1:]

@@ -136,7 +136,7 @@ func (s *Server) keyRows(r *http.Request, org string) ([]keyRow, error) {
 	for i, k := range keys {
 		ids[i] = k.ID
 	}
-	used, err := s.store.KeysLastUsed(ids)
+	used, err := s.state.KeysLastUsed(ids)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func (s *Server) keyRows(r *http.Request, org string) ([]keyRow, error) {
 // readable returns the datasets keys of org may be narrowed to: its own
 // and those it holds a licence for.
 func (s *Server) readable(org string) ([]datasetRow, error) {
-	acc, err := s.store.Readable(bolt.Key{OrgID: org})
+	acc, err := s.state.Readable(bolt.Key{OrgID: org})
 	if err != nil {
 		return nil, err
 	}

@@ -152,7 +152,7 @@ func (s *Server) renderMarket(w http.ResponseWriter, r *http.Request, status int
 			Description: l.Info.Description, Source: l.Info.Source, LicenceText: l.LicenceText, Attributes: attrs,
 			Years: years, Frames: l.Info.Frames, Mode: l.Mode, Price: l.Price, Held: held[l.Info.ID]})
 	}
-	if o, err := s.store.Org(rq.org); err == nil {
+	if o, err := s.state.Org(rq.org); err == nil {
 		d.Credits = o.Credits
 	}
 	p.Data = d

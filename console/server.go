@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"errors"
+	"frameindex/state"
 	"log/slog"
 	"net"
 	"net/http"
@@ -46,7 +47,8 @@ type Config struct {
 // concurrent use. New starts a background goroutine that Close stops.
 type Server struct {
 	ops      *admin.Ops
-	store    *bolt.Store
+	store    *bolt.Store // sessions, people, datasets: the node's file
+	state    state.Store // organisations, keys' last uses, usage, what a key reads: Ops.State, or store
 	log      *slog.Logger
 	now      func() time.Time
 	limits   bolt.SessionLimits
@@ -72,6 +74,7 @@ func New(cfg Config) *Server {
 	s := &Server{
 		ops:      cfg.Ops,
 		store:    cfg.Ops.Store,
+		state:    cfg.Ops.Store,
 		log:      cfg.Logger,
 		now:      cfg.Now,
 		limits:   cfg.Sessions,
@@ -82,6 +85,9 @@ func New(cfg Config) *Server {
 		pages:    mustParsePages(),
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
+	}
+	if cfg.Ops.State != nil {
+		s.state = cfg.Ops.State
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -131,7 +137,7 @@ func (s *Server) background(every time.Duration) {
 }
 
 func (s *Server) flush() {
-	if _, err := s.store.FlushKeyUses(s.uses); err != nil {
+	if _, err := s.state.FlushKeyUses(s.uses); err != nil {
 		s.log.Error("console: writing the last uses of keys failed; retrying at the next flush", "err", err)
 	}
 }
@@ -143,7 +149,7 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		<-s.done
-		if _, err = s.store.FlushKeyUses(s.uses); err != nil {
+		if _, err = s.state.FlushKeyUses(s.uses); err != nil {
 			s.log.Error("console: writing the last uses of keys at shutdown failed", "err", err)
 		}
 	})

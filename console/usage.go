@@ -86,7 +86,7 @@ func (s *Server) handleUsage(w http.ResponseWriter, r *http.Request) {
 	var labels []string
 	var values []int64
 	for day := first; day.Month() == now.Month() && !day.After(now.Add(12*time.Hour)); day = day.AddDate(0, 0, 1) {
-		du, err := s.store.Usage(rq.org, day)
+		du, err := s.state.Usage(rq.org, day)
 		if err != nil {
 			s.fail(w, r, err)
 			return

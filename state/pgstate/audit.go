@@ -1,0 +1,65 @@
+package pgstate
+
+import (
+	"context"
+
+	"frameindex/bolt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// AppendAudit is bolt.Store.AppendAudit. Entries are numbered by a
+// PostgreSQL sequence: increasing across all nodes, with a gap where an
+// insert failed.
+func (s *Store) AppendAudit(e bolt.AuditEntry) (bolt.AuditEntry, error) {
+	e, err := bolt.CleanAudit(e, s.clock())
+	if err != nil {
+		return bolt.AuditEntry{}, err
+	}
+	e.Time = ts(e.Time)
+	err = s.tx(func(ctx context.Context, tx pgx.Tx) error {
+		var seq int64
+		err := tx.QueryRow(ctx, `INSERT INTO audit (time, actor, org, action, target, detail, addr, outcome, reason)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq`,
+			e.Time, e.Actor, e.Org, e.Action, e.Target, e.Detail, e.Addr, e.Outcome, e.Reason).Scan(&seq)
+		e.Seq = uint64(seq)
+		return err
+	})
+	if err != nil {
+		return bolt.AuditEntry{}, err
+	}
+	return e, nil
+}
+
+// AuditLog is bolt.Store.AuditLog.
+func (s *Store) AuditLog(org string, limit int) ([]bolt.AuditEntry, error) {
+	var out []bolt.AuditEntry
+	err := s.view(func(ctx context.Context, tx pgx.Tx) error {
+		q := `SELECT seq, time, actor, org, action, target, detail, addr, outcome, reason FROM audit
+			WHERE $1 = '' OR org = $1 ORDER BY seq DESC`
+		args := []any{org}
+		if limit > 0 {
+			q += " LIMIT $2"
+			args = append(args, limit)
+		}
+		rows, err := tx.Query(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (bolt.AuditEntry, error) {
+			var e bolt.AuditEntry
+			var seq int64
+			err := r.Scan(&seq, &e.Time, &e.Actor, &e.Org, &e.Action, &e.Target, &e.Detail, &e.Addr, &e.Outcome, &e.Reason)
+			e.Seq, e.Time = uint64(seq), e.Time.UTC()
+			return e, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, nil
+}

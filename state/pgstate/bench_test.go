@@ -1,0 +1,63 @@
+package pgstate_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"frameindex/bolt"
+	"frameindex/state/pgstate/pgtest"
+)
+
+// BenchmarkCharge is one per-query charge (a row lock, a ledger entry, a
+// usage counter, the balance) against a throwaway cluster on loopback;
+// it reports the median and the 99th percentile of a charge.
+func BenchmarkCharge(b *testing.B) {
+	c := pgtest.Shared(b)
+	s, _, _ := openPGB(b, c)
+	if _, err := s.AddOrg(bolt.Org{ID: "acme"}); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := s.AddCredits("acme", 1<<40, "bench", time.Time{}); err != nil {
+		b.Fatal(err)
+	}
+	ds := []bolt.DatasetPrice{{ID: "roads", Price: 1}}
+	took := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		start := time.Now()
+		if _, _, err := s.Charge("acme", "key_bench", fmt.Sprint("req-", i), ds, time.Time{}); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkReadable is what every data call asks the shared state: the
+// licences and prices of the key's organisation.
+func BenchmarkReadable(b *testing.B) {
+	c := pgtest.Shared(b)
+	s, cat, _ := openPGB(b, c)
+	for _, id := range []string{"acme", "owner"} {
+		if _, err := s.AddOrg(bolt.Org{ID: id}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	importB(b, cat, bolt.Dataset{ID: "roads", Name: "Roads", Owner: "owner", Price: 1})
+	if _, err := s.GrantLicence("acme", "roads", bolt.LicencePerQuery, time.Time{}); err != nil {
+		b.Fatal(err)
+	}
+	k := bolt.Key{OrgID: "acme"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if acc, err := s.Readable(k); err != nil || len(acc) != 1 {
+			b.Fatal(acc, err)
+		}
+	}
+}

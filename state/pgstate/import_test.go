@@ -1,0 +1,122 @@
+package pgstate_test
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"frameindex/bolt"
+	"frameindex/state"
+	"frameindex/state/pgstate/pgtest"
+	"frameindex/state/statetest"
+)
+
+// fillFile gives a data file some of every kind of shared state.
+func fillFile(t *testing.T, f *bolt.Store) (secret string) {
+	t.Helper()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{"acme", "owner"} {
+		_, err := f.AddOrg(bolt.Org{ID: id, Created: t0})
+		must(err)
+	}
+	_, _, err := f.AddCredits("acme", 20, "grant", t0)
+	must(err)
+	statetest.ImportDataset(t, f, bolt.Dataset{ID: "pop", Name: "Population", Owner: "owner", Price: 2})
+	statetest.ImportDataset(t, f, bolt.Dataset{ID: "roads", Name: "Roads", Owner: "owner", Price: 1})
+	_, err = f.SetOffer(bolt.Offer{Dataset: "roads", Mode: bolt.OfferSubscription, Price: 3, LicenceText: "terms"}, t0)
+	must(err)
+	_, _, err = f.LicenseOffer("acme", "roads", t0)
+	must(err)
+	_, err = f.GrantLicence("acme", "pop", bolt.LicencePerQuery, t0)
+	must(err)
+	k, secret, err := f.MintKey(bolt.MintRequest{OrgID: "acme", Preset: "full", Now: t0})
+	must(err)
+	k2, _, err := f.MintKey(bolt.MintRequest{OrgID: "acme", Preset: "locality", Datasets: []string{"pop"}, Now: t0})
+	must(err)
+	_, err = f.RevokeKey(k2.ID, t0.Add(time.Hour))
+	must(err)
+	u := bolt.NewKeyUses()
+	u.Seen(k.ID, t0.Add(time.Minute))
+	_, err = f.FlushKeyUses(u)
+	must(err)
+	_, _, err = f.Charge("acme", k.ID, "req-1", []bolt.DatasetPrice{{ID: "pop", Price: 2}}, t0)
+	must(err)
+	r, err := f.ReserveAnswer("acme", k.ID, "req-2", 1, t0)
+	must(err)
+	must(f.CommitAnswer(r))
+	_, err = f.ReserveAnswer("acme", k.ID, "req-3", 1, t0) // left pending
+	must(err)
+	_, err = f.AppendAudit(bolt.AuditEntry{Time: t0, Actor: "operator", Org: "acme", Action: "key.mint", Target: k.ID, Outcome: bolt.AuditOK})
+	must(err)
+	return secret
+}
+
+func TestImport(t *testing.T) {
+	c := pgtest.Shared(t)
+	s, cat, _ := openPG(t, c)
+	file := statetest.BoltEnv(t).Store.(*bolt.Store)
+	secret := fillFile(t, file)
+	fillFile(t, cat) // the node's datasets
+
+	counts, err := s.Import(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(counts)
+	if counts.Orgs != 2 || counts.Keys != 2 || counts.Pending != 1 || counts.Audit != 1 || counts.Licences != 2 {
+		t.Fatalf("Import: %v", counts)
+	}
+	same := func(what string, read func(state.Store) (any, error)) {
+		t.Helper()
+		a, err := read(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := read(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s differ after import:\nfile %+v\npg   %+v", what, a, b)
+		}
+	}
+	same("organisations", func(st state.Store) (any, error) { return st.Orgs() })
+	same("ledgers", func(st state.Store) (any, error) { return st.Ledger("acme", 0) })
+	same("keys", func(st state.Store) (any, error) { return st.Keys("") })
+	same("licences", func(st state.Store) (any, error) { return st.Licences("") })
+	same("offers", func(st state.Store) (any, error) { return st.Offers() })
+	same("usage", func(st state.Store) (any, error) { return st.Usage("acme", t0) })
+	same("audit", func(st state.Store) (any, error) { return st.AuditLog("", 0) })
+	same("readable", func(st state.Store) (any, error) { return st.Readable(bolt.Key{OrgID: "acme"}) })
+	kr, err := s.Keyring()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kr.Lookup(secret, t0.Add(time.Hour)); err != nil {
+		t.Fatalf("an imported key: %v", err)
+	}
+	if v, err := s.KeyVersion(t.Context()); err != nil || v == 0 {
+		t.Fatalf("key version after import: %d %v", v, err)
+	}
+	// The pending answer is refunded once past the bound; new ids follow
+	// the file's.
+	if n, err := s.RecoverPending(t0.Add(time.Hour)); err != nil || n != 1 {
+		t.Fatalf("RecoverPending after import: %d %v", n, err)
+	}
+	r, err := s.ReserveAnswer("acme", "k", "after", 1, t0)
+	if err != nil || r.ID != 3 {
+		t.Fatalf("a reservation after import: %+v %v", r, err)
+	}
+	if a, err := s.AppendAudit(bolt.AuditEntry{Actor: "operator", Action: "x", Outcome: bolt.AuditOK}); err != nil || a.Seq != 2 {
+		t.Fatalf("an audit entry after import: %+v %v", a, err)
+	}
+	if _, err := s.Import(file); !errors.Is(err, bolt.ErrExists) {
+		t.Fatalf("a second import: %v", err)
+	}
+}

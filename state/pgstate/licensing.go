@@ -1,0 +1,368 @@
+package pgstate
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"frameindex/bolt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// errNoCatalogue: an operation that needs the node's datasets, in a Store
+// opened without them.
+var errNoCatalogue = errors.New("this operation needs the node's datasets: give --data with --state")
+
+func (s *Store) catalogue() (Catalogue, error) {
+	if s.cat == nil {
+		return nil, errNoCatalogue
+	}
+	return s.cat, nil
+}
+
+// dataset reads a dataset's description from the node's file. Errors:
+// ErrNotFound; errNoCatalogue; the file's.
+func (s *Store) dataset(id string) (bolt.Dataset, error) {
+	cat, err := s.catalogue()
+	if err != nil {
+		return bolt.Dataset{}, err
+	}
+	return cat.Dataset(id)
+}
+
+// priceOf applies the price kept in the database, when there is one, to a
+// dataset described by the node's file.
+func priceOf(ctx context.Context, tx pgx.Tx, d *bolt.Dataset) error {
+	err := tx.QueryRow(ctx, "SELECT price FROM prices WHERE dataset = $1", d.ID).Scan(&d.Price)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	return err
+}
+
+// Licences is bolt.Store.Licences.
+func (s *Store) Licences(orgID string) ([]bolt.Licence, error) {
+	var out []bolt.Licence
+	err := s.view(func(ctx context.Context, tx pgx.Tx) error {
+		if orgID != "" {
+			if _, err := getOrg(ctx, tx, orgID); err != nil {
+				return err
+			}
+		}
+		rows, err := tx.Query(ctx, "SELECT org, dataset, mode, granted FROM licences WHERE $1 = '' OR org = $1", orgID)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (bolt.Licence, error) {
+			var l bolt.Licence
+			err := r.Scan(&l.OrgID, &l.Dataset, &l.Mode, &l.Granted)
+			l.Granted = l.Granted.UTC()
+			return l, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b bolt.Licence) int {
+		return cmp.Or(strings.Compare(a.OrgID, b.OrgID), strings.Compare(a.Dataset, b.Dataset))
+	})
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, nil
+}
+
+func ownsError(orgID, dataset string) error {
+	return bolt.Errorf(bolt.ErrInvalid, "organisation %s owns dataset %s: an owner reads its own datasets without a licence", orgID, dataset)
+}
+
+// GrantLicence is bolt.Store.GrantLicence; the dataset is looked up in the
+// node's file.
+func (s *Store) GrantLicence(orgID, dataset, mode string, now time.Time) (bolt.Licence, error) {
+	if err := bolt.CheckLicenceMode(mode); err != nil {
+		return bolt.Licence{}, err
+	}
+	l := bolt.Licence{OrgID: orgID, Dataset: dataset, Mode: mode, Granted: s.nowOr(now)}
+	err := s.tx(func(ctx context.Context, tx pgx.Tx) error {
+		if _, err := getOrg(ctx, tx, orgID); err != nil {
+			return err
+		}
+		d, err := s.dataset(dataset)
+		if err != nil {
+			return err
+		}
+		if d.Owner == orgID {
+			return ownsError(orgID, dataset)
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO licences (org, dataset, mode, granted) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (org, dataset) DO UPDATE SET mode = excluded.mode, granted = excluded.granted`,
+			l.OrgID, l.Dataset, l.Mode, l.Granted)
+		return err
+	})
+	if err != nil {
+		return bolt.Licence{}, err
+	}
+	return l, nil
+}
+
+// RevokeLicence is bolt.Store.RevokeLicence.
+func (s *Store) RevokeLicence(orgID, dataset string) error {
+	return s.tx(func(ctx context.Context, tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "DELETE FROM licences WHERE org = $1 AND dataset = $2", orgID, dataset)
+		if err == nil && tag.RowsAffected() == 0 {
+			return bolt.Errorf(bolt.ErrNotFound, "organisation %q holds no licence for dataset %q", orgID, dataset)
+		}
+		return err
+	})
+}
+
+// SetPrice is bolt.Store.SetPrice: the dataset is looked up in the node's
+// file and its price kept in the database, where it overrides the file's
+// for every node.
+func (s *Store) SetPrice(id string, credits int64) (bolt.Dataset, error) {
+	if err := bolt.CheckPrice(id, credits); err != nil {
+		return bolt.Dataset{}, err
+	}
+	d, err := s.dataset(id)
+	if err != nil {
+		return bolt.Dataset{}, err
+	}
+	err = s.tx(func(ctx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO prices (dataset, price) VALUES ($1, $2)
+			ON CONFLICT (dataset) DO UPDATE SET price = excluded.price`, id, credits)
+		return err
+	})
+	if err != nil {
+		return bolt.Dataset{}, err
+	}
+	d.Price = credits
+	return d, nil
+}
+
+// Offers is bolt.Store.Offers: the node's datasets with the offers and
+// prices in the database.
+func (s *Store) Offers() ([]bolt.Listing, error) {
+	cat, err := s.catalogue()
+	if err != nil {
+		return nil, err
+	}
+	all, err := cat.Datasets()
+	if err != nil {
+		return nil, err
+	}
+	offers := map[string]bolt.Offer{}
+	prices := map[string]int64{}
+	err = s.view(func(ctx context.Context, tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, "SELECT dataset, mode, price, licence_text, updated FROM offers")
+		if err != nil {
+			return err
+		}
+		var o bolt.Offer
+		if _, err := pgx.ForEachRow(rows, []any{&o.Dataset, &o.Mode, &o.Price, &o.LicenceText, &o.Updated}, func() error {
+			o.Updated = o.Updated.UTC()
+			offers[o.Dataset] = o
+			return nil
+		}); err != nil {
+			return err
+		}
+		return readPrices(ctx, tx, prices)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []bolt.Listing
+	for _, d := range all {
+		if p, ok := prices[d.ID]; ok {
+			d.Price = p
+		}
+		o, ok := offers[d.ID]
+		if !ok {
+			continue
+		}
+		if o.Mode == bolt.OfferPerQuery {
+			o.Price = d.Price
+		}
+		out = append(out, bolt.Listing{Offer: o, Info: d})
+	}
+	return out, nil
+}
+
+func readPrices(ctx context.Context, tx pgx.Tx, into map[string]int64) error {
+	rows, err := tx.Query(ctx, "SELECT dataset, price FROM prices")
+	if err != nil {
+		return err
+	}
+	var id string
+	var p int64
+	_, err = pgx.ForEachRow(rows, []any{&id, &p}, func() error { into[id] = p; return nil })
+	return err
+}
+
+// SetOffer is bolt.Store.SetOffer.
+func (s *Store) SetOffer(o bolt.Offer, now time.Time) (bolt.Offer, error) {
+	if o.Mode == bolt.OfferPrivate {
+		return bolt.Offer{Dataset: o.Dataset, Mode: bolt.OfferPrivate}, s.WithdrawOffer(o.Dataset)
+	}
+	if err := bolt.CheckOffer(o); err != nil {
+		return bolt.Offer{}, err
+	}
+	o.Updated = s.nowOr(now)
+	if _, err := s.dataset(o.Dataset); err != nil {
+		return bolt.Offer{}, err
+	}
+	err := s.tx(func(ctx context.Context, tx pgx.Tx) error {
+		var b pgx.Batch
+		if o.Mode == bolt.OfferPerQuery {
+			b.Queue(`INSERT INTO prices (dataset, price) VALUES ($1, $2)
+				ON CONFLICT (dataset) DO UPDATE SET price = excluded.price`, o.Dataset, o.Price)
+		}
+		b.Queue(`INSERT INTO offers (dataset, mode, price, licence_text, updated) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (dataset) DO UPDATE SET mode = excluded.mode, price = excluded.price,
+			licence_text = excluded.licence_text, updated = excluded.updated`,
+			o.Dataset, o.Mode, o.Price, o.LicenceText, o.Updated)
+		return run(ctx, tx, &b)
+	})
+	if err != nil {
+		return bolt.Offer{}, err
+	}
+	return o, nil
+}
+
+// WithdrawOffer is bolt.Store.WithdrawOffer.
+func (s *Store) WithdrawOffer(dataset string) error {
+	if _, err := s.dataset(dataset); err != nil {
+		return err
+	}
+	return s.tx(func(ctx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, "DELETE FROM offers WHERE dataset = $1", dataset)
+		return err
+	})
+}
+
+// LicenseOffer is bolt.Store.LicenseOffer: the licence and the debit of a
+// subscription's price in one transaction under the organisation's row
+// lock.
+func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (bolt.Licence, *bolt.LedgerEntry, error) {
+	at := s.nowOr(now)
+	var l bolt.Licence
+	var entry *bolt.LedgerEntry
+	err := s.tx(func(ctx context.Context, tx pgx.Tx) error {
+		entry = nil
+		org, err := lockOrg(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		d, err := s.dataset(dataset)
+		if err != nil {
+			return err
+		}
+		if d.Owner == orgID {
+			return ownsError(orgID, dataset)
+		}
+		var o bolt.Offer
+		err = tx.QueryRow(ctx, "SELECT mode, price FROM offers WHERE dataset = $1 FOR SHARE", dataset).Scan(&o.Mode, &o.Price)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return bolt.Errorf(bolt.ErrNotFound, "dataset %s is not offered in the marketplace", dataset)
+		}
+		if err != nil {
+			return err
+		}
+		var held bool
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM licences WHERE org = $1 AND dataset = $2)", orgID, dataset).Scan(&held); err != nil {
+			return err
+		}
+		if held {
+			return bolt.Errorf(bolt.ErrExists, "organisation %s already holds a licence for dataset %s", orgID, dataset)
+		}
+		l = bolt.Licence{OrgID: orgID, Dataset: dataset, Mode: o.Mode, Granted: at}
+		var b pgx.Batch
+		if o.Mode == bolt.OfferSubscription && o.Price > 0 {
+			if org.Credits < o.Price {
+				return bolt.Errorf(bolt.ErrInvalid, "organisation %s has %s; the subscription to dataset %s costs %s",
+					org.ID, bolt.CreditsText(org.Credits), dataset, bolt.CreditsText(o.Price))
+			}
+			org.Credits -= o.Price
+			e := bolt.LedgerEntry{Time: at, Kind: bolt.LedgerLicence, Credits: -o.Price, Balance: org.Credits,
+				Dataset: dataset, Note: "subscription to dataset " + dataset}
+			org.appendLedger(&b, &e)
+			org.save(&b)
+			entry = &e
+		}
+		b.Queue("INSERT INTO licences (org, dataset, mode, granted) VALUES ($1, $2, $3, $4)", l.OrgID, l.Dataset, l.Mode, l.Granted)
+		return run(ctx, tx, &b)
+	})
+	if err != nil {
+		return bolt.Licence{}, nil, err
+	}
+	return l, entry, nil
+}
+
+// Readable is bolt.Store.Readable: the node's datasets, the licences and
+// prices in the database, read in one round trip.
+func (s *Store) Readable(k bolt.Key) ([]bolt.Access, error) {
+	if k.OrgID == "" {
+		return nil, nil
+	}
+	cat, err := s.catalogue()
+	if err != nil {
+		return nil, err
+	}
+	all, err := cat.Datasets()
+	if err != nil {
+		return nil, err
+	}
+	mode := map[string]string{}
+	prices := map[string]int64{}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		// One statement, outside a transaction: the licences and prices
+		// it reads are one snapshot.
+		rows, err := s.pool.Query(ctx, `SELECT true, dataset, mode, 0::bigint FROM licences WHERE org = $1
+			UNION ALL SELECT false, dataset, '', price FROM prices`, k.OrgID)
+		if err == nil {
+			var lic bool
+			var id, m string
+			var p int64
+			_, err = pgx.ForEachRow(rows, []any{&lic, &id, &m, &p}, func() error {
+				if lic {
+					mode[id] = m
+				} else {
+					prices[id] = p
+				}
+				return nil
+			})
+		}
+		if err == nil {
+			break
+		}
+		if attempt < 3 && s.deadConn(ctx, err) {
+			clear(mode)
+			clear(prices)
+			continue
+		}
+		return nil, s.wrap(err)
+	}
+	var out []bolt.Access
+	for _, d := range all {
+		if len(k.Datasets) > 0 && !slices.Contains(k.Datasets, d.ID) {
+			continue
+		}
+		if pr, ok := prices[d.ID]; ok {
+			d.Price = pr
+		}
+		m, licensed := mode[d.ID]
+		switch {
+		case d.Owner == k.OrgID:
+			out = append(out, bolt.Access{Dataset: d})
+		case licensed:
+			out = append(out, bolt.Access{Dataset: d, PerQuery: m == bolt.LicencePerQuery})
+		}
+	}
+	return out, nil
+}
