@@ -46,7 +46,7 @@ owner-only admin socket (DATA.sock) and takes effect on the next request.`,
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newServeCommand(), newDemoCommand(a.Outline), newGridCommand(), newOrgCommand(), newKeyCommand(), newUsageCommand(), newImportCommand(), newDatasetCommand(), newLicenceCommand(), newUserCommand(), newAuditCommand())
+	root.AddCommand(newServeCommand(a.Outline), newDemoCommand(a.Outline), newGridCommand(), newOrgCommand(), newKeyCommand(), newUsageCommand(), newImportCommand(), newDatasetCommand(), newLicenceCommand(), newUserCommand(), newAuditCommand())
 	root.AddCommand(newVersionCommand(root), newBackupCommand(), newRestoreCommand(), newCheckCommand(), newCompactCommand(), newServiceCommand())
 	return root
 }
