@@ -21,7 +21,7 @@ import (
 const demoSource = "Natural Earth 1:10m outline of Nigeria (public domain, via npm world-atlas@2.0.2)"
 
 func newDemoCommand(outline []byte) *cobra.Command {
-	var o serveOptions
+	o := serveOptions{Outline: outline}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Build a national demo file on first run, mint a demo key, and serve it",

@@ -43,6 +43,10 @@ type serveOptions struct {
 	Model         string
 	EmbedModel    string
 	AnswerCredits int64
+
+	// Outline is the country's outline (GeoJSON) the web application's
+	// Explore map draws; nil draws none. Not a flag: the binary carries it.
+	Outline []byte
 }
 
 func (o *serveOptions) AddFlags(cmd *cobra.Command) {
@@ -85,8 +89,8 @@ func (o *serveOptions) logger(w io.Writer) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format must be json or text, not %q", o.LogFormat)
 }
 
-func newServeCommand() *cobra.Command {
-	var o serveOptions
+func newServeCommand(outline []byte) *cobra.Command {
+	o := serveOptions{Outline: outline}
 	cmd := &cobra.Command{
 		Use:   "serve --data ./frames.db",
 		Short: "Serve the API over a data file",
@@ -280,7 +284,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	}
 	// The web application; the key lookup records each key's last use in
 	// memory, written to the file every minute and when the server stops.
-	con := console.New(console.Config{Ops: ops, Logger: log})
+	con := console.New(console.Config{Ops: ops, Logger: log, Outline: o.Outline})
 	defer con.Close()
 	keys := con.Keys(l.keys.Load)
 	lim, closeLimiter, err := openLimiter(ctx, o.Limiter, o.Limits, log)

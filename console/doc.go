@@ -6,8 +6,26 @@
 //
 // Every page, stylesheet and script is embedded (go:embed): nothing is
 // fetched from another host, so it works on an air-gapped network. There
-// is no npm dependency and no build step; charts are SVG drawn on the
-// server, and the one small script only adds copy buttons.
+// is no build step; charts are SVG drawn on the server, and the one small
+// script of the other pages only adds copy buttons.
+//
+// Explore (explore.go) is a map: MapLibre GL JS, vendored under
+// assets/vendor/maplibre-gl by scripts/vendor-maplibre.sh (its CSP build,
+// whose worker is a same-origin file), with no basemap. It draws the
+// country outline (Config.Outline), state and LGA boundary lines, frames
+// from zoom 11 and a choropleth of any readable numeric attribute, all
+// from the API's own vector tiles (OGC API - Tiles) except the outline and
+// boundaries (GeoJSON lines derived once from the dataset that records
+// state and lga). The map's calls (tiles, point, box, data, question) are
+// API calls: the console hands each to the API's handlers (Behalf, which
+// *handlers.Server implements as ServeAs) with a key of the person's
+// organisation named "console: <login>", minted through admin.Ops when
+// they open Explore and hold no active one (audited, listed under
+// Developers, revocable; its secret is dropped). So they are metered,
+// limited, charged and logged exactly as API calls; only the reading of a
+// secret is skipped. Place search, boundaries and colour steps are read
+// from the store (see explore_index.go) and kept in memory per dataset
+// version.
 //
 // Every change goes through admin.Ops.Do, the very operations the command
 // line runs (one code path), under the signed-in person's name, so the
@@ -44,6 +62,15 @@
 //   - Behind a TLS-terminating proxy, set Config.SecureCookies; the client
 //     address is then the proxy's, so per-address throttling applies to
 //     everyone behind it.
+//   - The Explore map spends the organisation's API budget: each tile is
+//     a metered request (the key's limit, 60 a minute with a burst of 120
+//     by default), so a fast tour of the country can hit 429 and leave
+//     tiles blank for a while (the page says so). Tiles are kept by the
+//     browser for 5 minutes and deeper zooms reuse zoom 9's.
+//   - Place search, boundaries and colour steps scan whole datasets (about
+//     a second for a national one) on first use after each import; they
+//     read only datasets the organisation reads, places and boundaries
+//     only those it reads without charge.
 //   - A person who belongs to several organisations has one password for
 //     all of them: an admin of one may not reset it (an operator can), and
 //     new members are always new people (an operator adds an existing

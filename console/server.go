@@ -41,6 +41,9 @@ type Config struct {
 	// FlushEvery is how often key uses are written to the file and expired
 	// sessions pruned; 0 means a minute.
 	FlushEvery time.Duration
+	// Outline is the country's outline as GeoJSON, drawn by the Explore
+	// map; nil draws none.
+	Outline []byte
 }
 
 // Server is the web application: an http.Handler for Prefix. Safe for
@@ -57,6 +60,7 @@ type Server struct {
 	throttle *throttle
 	mux      *http.ServeMux
 	pages    *pages
+	explore  *explorer // the Explore map (explore.go)
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -83,6 +87,7 @@ func New(cfg Config) *Server {
 		throttle: newThrottle(),
 		mux:      http.NewServeMux(),
 		pages:    mustParsePages(),
+		explore:  newExplorer(cfg.Outline),
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
@@ -159,8 +164,13 @@ func (s *Server) Close() error {
 // Wrap returns a handler that serves the web application under Prefix
 // (and /console, redirected) and everything else with api. Nothing of the
 // one reaches the other: the API never sees a console request, and the web
-// application reads no API key.
+// application reads no API key. When api implements Behalf (the API's
+// *handlers.Server does), the Explore map's calls are served through it on
+// behalf of the person's organisation; call Wrap before serving.
 func (s *Server) Wrap(api http.Handler) http.Handler {
+	if b, ok := api.(Behalf); ok {
+		s.explore.api = b
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.URL.Path; p == "/console" || strings.HasPrefix(p, Prefix) {
 			s.ServeHTTP(w, r)

@@ -70,6 +70,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /console/usage", s.authed(s.handleUsage, false))
 	m.HandleFunc("GET /console/audit", s.authed(s.handleAudit, false))
 	s.marketRoutes()
+	s.exploreRoutes()
 	m.HandleFunc("GET /console/static/{file}", s.handleStatic)
 	m.HandleFunc("/console/", func(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, http.StatusNotFound, "Page not found", "There is no page at this address.")

@@ -20,6 +20,11 @@
 // question call spends from the insight bucket too), capability (403),
 // parameters or body (400), then the work.
 //
+// ServeAs (behalf.go) answers a request on behalf of a key the caller
+// read from the store, skipping only the reading of a secret: the web
+// application's map uses it, so that its calls are metered, limited,
+// charged and logged as API calls of the person's organisation.
+//
 // # The OGC API
 //
 // Under /ogc, Config.OGC (package ogc) answers OGC API – Features and

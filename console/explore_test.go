@@ -1,0 +1,558 @@
+package console
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"frameindex/bolt"
+	"frameindex/grid"
+)
+
+// fakeAPI stands in for the API's Behalf: it records each call and
+// answers with a set status and body.
+type fakeAPI struct {
+	mu     sync.Mutex
+	calls  []apiCall
+	status int
+	header http.Header
+	body   string
+}
+
+type apiCall struct {
+	key           bolt.Key
+	method, path  string
+	query, body   string
+	cookie, auth  string
+	contentType   string
+	acceptEncGzip bool
+}
+
+func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) }
+
+func (f *fakeAPI) ServeAs(w http.ResponseWriter, r *http.Request, key bolt.Key) {
+	b, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	f.calls = append(f.calls, apiCall{key: key, method: r.Method, path: r.URL.Path, query: r.URL.RawQuery, body: string(b),
+		cookie: r.Header.Get("Cookie"), auth: r.Header.Get("Authorization"), contentType: r.Header.Get("Content-Type"),
+		acceptEncGzip: strings.Contains(r.Header.Get("Accept-Encoding"), "gzip")})
+	status, body := f.status, f.body
+	for k, v := range f.header {
+		w.Header()[k] = v
+	}
+	f.mu.Unlock()
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	io.WriteString(w, body)
+}
+
+func (f *fakeAPI) last(t *testing.T) apiCall {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.calls) == 0 {
+		t.Fatal("the API was not called")
+	}
+	return f.calls[len(f.calls)-1]
+}
+
+func (f *fakeAPI) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.calls)
+}
+
+const testOutline = `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"Nigeria"},"geometry":{"type":"Polygon","coordinates":[[[7.40,9.00],[7.55,9.00],[7.55,9.10],[7.40,9.10],[7.40,9.00]]]}}]}`
+
+// exploreFixture is the console fixture with a stand-in API behind the
+// map, and datasets: "admin" (state, lga on a 4 x 4 block of frames, two
+// states split down the middle) owned by acme, "pop" (a number) owned by
+// acme.
+func exploreFixture(t *testing.T) (*fixture, *fakeAPI) {
+	t.Helper()
+	f := newFixture(t, false, Config{Outline: []byte(testOutline)})
+	api := &fakeAPI{body: `{"data":{}}`}
+	f.con.Wrap(api)
+	r0, c0 := grid.CellAt(9.09, 7.41)
+	var admin, pop []bolt.FrameRecord
+	for dr := 0; dr < 4; dr++ {
+		for dc := 0; dc < 4; dc++ {
+			id := grid.CellID(r0+dr, c0+dc)
+			state, lga := "Kano", "Kano Municipal"
+			if dc >= 2 {
+				state, lga = "Kaduna", "Zaria"
+			}
+			admin = append(admin, bolt.FrameRecord{Frame: id, Attrs: []byte(fmt.Sprintf(`{"state":%q,"lga":%q}`, state, lga))})
+			pop = append(pop, bolt.FrameRecord{Frame: id, Attrs: []byte(fmt.Sprintf(`{"people":%d}`, (dr*4+dc)*10))})
+		}
+	}
+	attrs := []bolt.Attribute{{Name: "state", Label: "State", Type: bolt.TypeCategory, Aggregation: "mode"},
+		{Name: "lga", Label: "LGA", Type: bolt.TypeCategory, Aggregation: "mode"}}
+	if _, err := f.store.ImportDataset(bolt.Dataset{ID: "admin", Name: "Admin", Owner: "acme", Attributes: attrs}, admin, fixtureStart); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.ImportDataset(bolt.Dataset{ID: "pop", Name: "Population", Owner: "acme",
+		Attributes: []bolt.Attribute{{Name: "people", Label: "People", Type: bolt.TypeNumber, Aggregation: "sum"}}}, pop, fixtureStart); err != nil {
+		t.Fatal(err)
+	}
+	return f, api
+}
+
+// consoleKeys returns the organisation's keys named "console: user".
+func consoleKeys(t *testing.T, f *fixture, org, user string) []bolt.Key {
+	t.Helper()
+	keys, err := f.store.Keys(org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []bolt.Key
+	for _, k := range keys {
+		if k.Name == "console: "+user {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// apiError decodes an error envelope.
+func apiError(t *testing.T, body string) string {
+	t.Helper()
+	var env struct {
+		Error struct{ Code, Message string } `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(body), &env); err != nil || env.Error.Code == "" || env.Error.Message == "" {
+		t.Fatalf("not an error envelope: %v: %s", err, body)
+	}
+	return env.Error.Code
+}
+
+func TestExplore_PageMintsOneKey(t *testing.T) {
+	f, _ := exploreFixture(t)
+	res, _ := f.client().get("/console/explore")
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/console/signin") {
+		t.Fatalf("signed out: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	for _, name := range []string{"mo", "ada", "olu"} { // every role
+		t.Run(name, func(t *testing.T) {
+			c := f.signedIn(name)
+			for i := 0; i < 2; i++ {
+				res, body := c.get("/console/explore")
+				if res.StatusCode != http.StatusOK {
+					t.Fatalf("explore: %d\n%s", res.StatusCode, body)
+				}
+				for _, want := range []string{`id="map"`, `value="pop|people"`, "console: " + name, "maplibre-gl-csp.js?v=", `aria-current="page">Explore`} {
+					if !strings.Contains(body, want) {
+						t.Errorf("page lacks %q", want)
+					}
+				}
+			}
+			keys := consoleKeys(t, f, "acme", name)
+			if len(keys) != 1 || keys[0].Preset != "full" {
+				t.Fatalf("console keys of %s: %+v", name, keys)
+			}
+			entries, err := f.store.AuditLog("acme", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, e := range entries {
+				found = found || (e.Action == "key.mint" && e.Actor == name && e.Outcome == bolt.AuditOK)
+			}
+			if !found {
+				t.Errorf("no audited key.mint by %s", name)
+			}
+		})
+	}
+	if logs := f.logs.String(); strings.Contains(logs, bolt.SecretPrefix) {
+		t.Error("a secret reached the log")
+	}
+}
+
+func TestExplore_CallsGoThroughTheAPI(t *testing.T) {
+	f, api := exploreFixture(t)
+	c := f.signedIn("mo")
+	c.get("/console/explore")
+	key := consoleKeys(t, f, "acme", "mo")[0]
+	csrf := c.csrf("/console/explore")
+	tests := []struct {
+		name      string
+		method    string
+		path      string
+		body      string
+		header    []string
+		status    int
+		code      string // error code answered by the console itself
+		wantPath  string
+		wantQuery string
+	}{
+		{name: "tile", path: "/console/explore/tiles/frames/9/240/270", status: 200,
+			wantPath: "/ogc/collections/frames/tiles/WebMercatorQuad/9/240/270"},
+		{name: "dataset tile", path: "/console/explore/tiles/pop/12/1900/2200", status: 200,
+			wantPath: "/ogc/collections/pop/tiles/WebMercatorQuad/12/1900/2200"},
+		{name: "bad collection", path: "/console/explore/tiles/Bad!/9/1/2", status: 400, code: "invalid"},
+		{name: "bad zoom", path: "/console/explore/tiles/frames/x/1/2", status: 400, code: "invalid"},
+		{name: "point", path: "/console/explore/api/at?lat=9.05&lon=7.45&api_key=svc_sk_x", status: 200,
+			wantPath: "/v1/frames/at", wantQuery: "lat=9.05&lon=7.45"},
+		{name: "box", path: "/console/explore/api/frames?bbox=7,9,7.1,9.1&limit=50&x=1", status: 200,
+			wantPath: "/v1/frames", wantQuery: "bbox=7%2C9%2C7.1%2C9.1&limit=50"},
+		{name: "data", path: "/console/explore/api/data?ids=1,2", status: 200, wantPath: "/v1/frames/data", wantQuery: "ids=1%2C2"},
+		{name: "question", method: "POST", path: "/console/explore/api/insight", body: `{"frameIds":["1"]}`,
+			header: []string{"X-CSRF-Token", csrf, "Content-Type", "application/json"}, status: 200, wantPath: "/v1/frames/insight"},
+		{name: "question without CSRF token", method: "POST", path: "/console/explore/api/insight", body: `{"frameIds":["1"]}`,
+			header: []string{"Content-Type", "application/json"}, status: 403},
+		{name: "question with a wrong CSRF token", method: "POST", path: "/console/explore/api/insight", body: `{"frameIds":["1"]}`,
+			header: []string{"X-CSRF-Token", "nope", "Content-Type", "application/json"}, status: 403},
+		{name: "question from another site", method: "POST", path: "/console/explore/api/insight", body: `{"frameIds":["1"]}`,
+			header: []string{"X-CSRF-Token", csrf, "Content-Type", "application/json", "Sec-Fetch-Site", "cross-site"}, status: 403},
+		{name: "question too large", method: "POST", path: "/console/explore/api/insight", body: `{"question":"` + strings.Repeat("a", 40<<10) + `"}`,
+			header: []string{"X-CSRF-Token", csrf, "Content-Type", "application/json"}, status: 400, code: "invalid_body"},
+		{name: "an API key is refused", path: "/console/explore/api/at?lat=9&lon=7", header: []string{"Authorization", "Bearer svc_sk_x"}, status: 401},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := api.count()
+			method := tc.method
+			if method == "" {
+				method = http.MethodGet
+			}
+			req, _ := http.NewRequest(method, f.srv.URL+tc.path, strings.NewReader(tc.body))
+			for i := 0; i+1 < len(tc.header); i += 2 {
+				req.Header.Set(tc.header[i], tc.header[i+1])
+			}
+			res, body := c.do(req)
+			if res.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d: %.300s", res.StatusCode, tc.status, body)
+			}
+			if tc.code != "" {
+				if got := apiError(t, body); got != tc.code {
+					t.Errorf("code %q, want %q", got, tc.code)
+				}
+			}
+			if tc.wantPath == "" {
+				if api.count() != before {
+					t.Errorf("the API was called: %+v", api.last(t))
+				}
+				return
+			}
+			call := api.last(t)
+			if call.path != tc.wantPath || call.query != tc.wantQuery || call.key.ID != key.ID {
+				t.Errorf("API call %s %s?%s as %s, want %s?%s as %s", call.method, call.path, call.query, call.key.ID, tc.wantPath, tc.wantQuery, key.ID)
+			}
+			if call.cookie != "" || call.auth != "" {
+				t.Errorf("the API got the browser's cookie %q or Authorization %q", call.cookie, call.auth)
+			}
+			if method == http.MethodPost && (call.body != tc.body || call.contentType != "application/json") {
+				t.Errorf("the API got body %q (%s)", call.body, call.contentType)
+			}
+			if strings.Contains(tc.path, "/tiles/") && res.Header.Get("Cache-Control") != "private, max-age=300" {
+				t.Errorf("tile Cache-Control %q", res.Header.Get("Cache-Control"))
+			}
+		})
+	}
+}
+
+func TestExplore_RevokedKeyStopsTheMap(t *testing.T) {
+	f, api := exploreFixture(t)
+	c := f.signedIn("mo")
+	c.get("/console/explore")
+	key := consoleKeys(t, f, "acme", "mo")[0]
+	if _, err := f.store.RevokeKey(key.ID, fixtureStart); err != nil {
+		t.Fatal(err)
+	}
+	before := api.count()
+	res, body := c.get("/console/explore/api/data?ids=1")
+	if res.StatusCode != http.StatusUnauthorized || apiError(t, body) != "invalid_key" || !strings.Contains(body, "open Explore again") {
+		t.Fatalf("after revocation: %d %s", res.StatusCode, body)
+	}
+	if api.count() != before {
+		t.Error("the API was called with a revoked key")
+	}
+	// Opening Explore again mints a new key, and the map works again.
+	c.get("/console/explore")
+	if keys := consoleKeys(t, f, "acme", "mo"); len(keys) != 2 {
+		t.Fatalf("%d console keys after reopening", len(keys))
+	}
+	if res, _ := c.get("/console/explore/api/data?ids=1"); res.StatusCode != http.StatusOK {
+		t.Errorf("after reopening: %d", res.StatusCode)
+	}
+	if api.last(t).key.ID == key.ID {
+		t.Error("the revoked key was used")
+	}
+	if _, ok := f.con.uses.Last(api.last(t).key.ID); !ok {
+		t.Error("the Explore key's use was not recorded")
+	}
+}
+
+func TestExplore_NoBasicChallenge(t *testing.T) {
+	f, api := exploreFixture(t)
+	api.status, api.body = http.StatusUnauthorized, `{"code":"invalid_key","description":"x"}`
+	api.header = http.Header{"Www-Authenticate": {`Basic realm="frameindex"`}}
+	c := f.signedIn("mo")
+	c.get("/console/explore")
+	res, _ := c.get("/console/explore/tiles/frames/9/1/2")
+	if res.StatusCode != http.StatusUnauthorized || res.Header.Get("WWW-Authenticate") != "" {
+		t.Errorf("tile: %d, WWW-Authenticate %q", res.StatusCode, res.Header.Get("WWW-Authenticate"))
+	}
+}
+
+func TestExplore_WithoutAPI(t *testing.T) {
+	f := newFixture(t, false, Config{})
+	c := f.signedIn("mo")
+	if res, _ := c.get("/console/explore"); res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("explore without an API: %d", res.StatusCode)
+	}
+	if res, body := c.get("/console/explore/outline.geojson"); res.StatusCode != http.StatusNotFound || apiError(t, body) != "not_found" {
+		t.Errorf("outline without one: %d", res.StatusCode)
+	}
+}
+
+func TestExplore_Outline(t *testing.T) {
+	f, _ := exploreFixture(t)
+	c := f.signedIn("mo")
+	res, body := c.get("/console/explore/outline.geojson") // the client ungzips
+	if res.StatusCode != 200 || body != testOutline || res.Header.Get("Content-Type") != "application/geo+json" {
+		t.Errorf("outline: %d %s %.80s", res.StatusCode, res.Header.Get("Content-Type"), body)
+	}
+	req, _ := http.NewRequest(http.MethodGet, f.srv.URL+"/console/explore/outline.geojson", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	res, body = c.do(req)
+	if res.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("no gzip: %v", res.Header)
+	}
+	zr, err := gzip.NewReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := io.ReadAll(zr); string(b) != testOutline {
+		t.Errorf("gzipped outline: %.80s", b)
+	}
+}
+
+func TestExplore_Vendor(t *testing.T) {
+	f, _ := exploreFixture(t)
+	c := f.client() // no session needed: a library
+	for _, tc := range []struct {
+		path   string
+		status int
+		ctype  string
+	}{
+		{"/console/vendor/maplibre-gl/maplibre-gl-csp.js?v=" + vendorVersion(), 200, "text/javascript; charset=utf-8"},
+		{"/console/vendor/maplibre-gl/maplibre-gl-csp-worker.js", 200, "text/javascript; charset=utf-8"},
+		{"/console/vendor/maplibre-gl/maplibre-gl.css", 200, "text/css; charset=utf-8"},
+		{"/console/vendor/maplibre-gl/LICENSE.txt", 200, "text/plain; charset=utf-8"},
+		{"/console/vendor/maplibre-gl/nothing.js", 404, ""},
+		{"/console/vendor/maplibre-gl/..%2fexplore.go", 404, ""},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			res, _ := c.get(tc.path)
+			if res.StatusCode != tc.status || (tc.ctype != "" && res.Header.Get("Content-Type") != tc.ctype) {
+				t.Errorf("%d %s", res.StatusCode, res.Header.Get("Content-Type"))
+			}
+		})
+	}
+	if vendorVersion() == "" {
+		t.Error("no vendored version")
+	}
+}
+
+func TestExplore_BreaksPlacesBoundaries(t *testing.T) {
+	f, _ := exploreFixture(t)
+	c := f.signedIn("mo")
+	c.get("/console/explore")
+	tests := []struct {
+		name   string
+		path   string
+		status int
+		code   string
+		want   []string
+	}{
+		{"breaks", "/console/explore/breaks?dataset=pop&attr=people", 200, "", []string{`"breaks":[`, `"max":150`, `"frames":16`, `"perFrame":true`}},
+		{"breaks of a category", "/console/explore/breaks?dataset=admin&attr=state", 404, "not_found", nil},
+		{"breaks of an unknown dataset", "/console/explore/breaks?dataset=nope&attr=x", 404, "not_found", nil},
+		{"breaks without attr", "/console/explore/breaks?dataset=pop", 400, "invalid", nil},
+		{"places", "/console/explore/places?q=kan", 200, "", []string{`"name":"Kano","kind":"State"`, `"name":"Kano Municipal","kind":"LGA","within":"Kano"`, `"frames":8`}},
+		{"places, none", "/console/explore/places?q=lagos", 200, "", []string{`{"data":[]}`}},
+		{"places, too short", "/console/explore/places?q=k", 400, "invalid", nil},
+		{"places, too long", "/console/explore/places?q=" + strings.Repeat("k", 101), 400, "invalid", nil},
+		{"state boundaries", "/console/explore/boundaries/state", 200, "", []string{`"MultiLineString"`}},
+		{"lga boundaries", "/console/explore/boundaries/lga", 200, "", []string{`"MultiLineString"`}},
+		{"ward boundaries", "/console/explore/boundaries/ward", 404, "not_found", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, body := c.get(tc.path)
+			if res.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d: %s", res.StatusCode, tc.status, body)
+			}
+			if tc.code != "" && apiError(t, body) != tc.code {
+				t.Errorf("code: %s", body)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("answer lacks %s: %.400s", w, body)
+				}
+			}
+		})
+	}
+	// Another organisation reads neither dataset.
+	r := f.signedIn("rivo")
+	r.get("/console/explore")
+	if res, body := r.get("/console/explore/breaks?dataset=pop&attr=people"); res.StatusCode != 404 {
+		t.Errorf("rival reads acme's breaks: %d %s", res.StatusCode, body)
+	}
+	if res, body := r.get("/console/explore/boundaries/state"); res.StatusCode != 404 {
+		t.Errorf("rival reads acme's boundaries: %d %s", res.StatusCode, body)
+	}
+	// Without a key (never opened Explore) the calls say what to do.
+	n := f.signedIn("ada")
+	if res, body := n.get("/console/explore/places?q=kano"); res.StatusCode != 401 || !strings.Contains(body, "open Explore again") {
+		t.Errorf("no key: %d %s", res.StatusCode, body)
+	}
+}
+
+func TestEdges(t *testing.T) {
+	// Two rows of three frames: a | a | b over a | b | b.
+	e := newEdges()
+	for _, f := range []struct {
+		row, col int
+		v        string
+	}{{10, 5, "a"}, {10, 6, "a"}, {10, 7, "b"}, {11, 5, "a"}, {11, 6, "b"}, {11, 7, "b"}, {13, 5, "c"}} {
+		e.add(f.row, f.col, f.v)
+	}
+	var fc struct {
+		Features []struct {
+			Geometry struct {
+				Coordinates [][][2]float64 `json:"coordinates"`
+			} `json:"geometry"`
+		} `json:"features"`
+	}
+	if err := json.Unmarshal(e.geojson(), &fc); err != nil {
+		t.Fatal(err)
+	}
+	lines := fc.Features[0].Geometry.Coordinates
+	// A vertical edge west of (10,7), one west of (11,6), and a
+	// horizontal edge above (11,6); row 13 is not adjacent to row 11.
+	want := map[[2][2]float64]bool{
+		{{grid.Lon(6), grid.Lat(11)}, {grid.Lon(7), grid.Lat(11)}}: true,
+		{{grid.Lon(6), grid.Lat(11)}, {grid.Lon(6), grid.Lat(12)}}: true,
+		{{grid.Lon(7), grid.Lat(10)}, {grid.Lon(7), grid.Lat(11)}}: true,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("lines %v", lines)
+	}
+	for _, l := range lines {
+		k := [2][2]float64{{round5(l[0][0]), round5(l[0][1])}, {round5(l[1][0]), round5(l[1][1])}}
+		found := false
+		for w := range want {
+			if round5(w[0][0]) == k[0][0] && round5(w[0][1]) == k[0][1] && round5(w[1][0]) == k[1][0] && round5(w[1][1]) == k[1][1] {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("unexpected line %v", l)
+		}
+	}
+}
+
+func TestQuantileBreaks(t *testing.T) {
+	seq := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(i + 1)
+		}
+		return v
+	}
+	tests := []struct {
+		name string
+		vals []float64
+		want []float64
+	}{
+		{"none", nil, []float64{}},
+		{"one value", []float64{5}, []float64{}},
+		{"all equal", []float64{3, 3, 3, 3}, []float64{}},
+		{"1 to 600", seq(600), []float64{100, 200, 300, 400, 500}},
+		{"rounded to two digits", []float64{1234, 2345, 3456, 4567, 5678, 6789, 7890}, []float64{2300, 3500, 4600, 5700, 6800}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := quantileBreaks(tc.vals, 6, false)
+			if fmt.Sprint(got.Breaks) != fmt.Sprint(tc.want) {
+				t.Errorf("breaks %v, want %v", got.Breaks, tc.want)
+			}
+		})
+	}
+}
+
+func TestPlaceSearch(t *testing.T) {
+	pd := &placeData{places: []place{{Name: "Kano", Kind: "LGA"}, {Name: "Kano", Kind: "State"}, {Name: "Kano Municipal", Kind: "LGA"},
+		{Name: "Dala Kano Ward", Kind: "Ward"}, {Name: "Lagos", Kind: "State"}}}
+	for _, p := range pd.places {
+		pd.lower = append(pd.lower, strings.ToLower(p.Name))
+	}
+	var got []string
+	for _, p := range pd.search("KANO", 10) {
+		got = append(got, p.Name+"/"+p.Kind)
+	}
+	want := "Kano/State Kano/LGA Kano Municipal/LGA Dala Kano Ward/Ward"
+	if strings.Join(got, " ") != want {
+		t.Errorf("search: %v, want %s", got, want)
+	}
+	if n := len(pd.search("kano", 2)); n != 2 {
+		t.Errorf("limit: %d", n)
+	}
+	var nilData *placeData
+	if r := nilData.search("x", 3); r == nil || len(r) != 0 {
+		t.Errorf("nil index: %v", r)
+	}
+}
+
+// TestExplore_ConcurrentFirstUse: requests racing on a person's first use
+// mint one key.
+func TestExplore_ConcurrentFirstUse(t *testing.T) {
+	f, _ := exploreFixture(t)
+	c := f.signedIn("mo")
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			res, err := c.http.Get(f.srv.URL + "/console/explore")
+			if err == nil {
+				res.Body.Close()
+			}
+		})
+	}
+	wg.Wait()
+	if keys := consoleKeys(t, f, "acme", "mo"); len(keys) != 1 {
+		t.Errorf("%d console keys", len(keys))
+	}
+}
+
+func TestNaturalLess(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"Ward 2", "Ward 10", true},
+		{"Ward 10", "Ward 2", false},
+		{"Ward 02", "Ward 2", false},
+		{"Abuja", "Abuja Ward 1", true},
+		{"Kano", "Kaduna", false},
+		{"a1b2", "a1b10", true},
+		{"", "a", true},
+		{"a", "a", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.a+"<"+tc.b, func(t *testing.T) {
+			if got := naturalLess(tc.a, tc.b); got != tc.want {
+				t.Errorf("naturalLess(%q, %q) = %v", tc.a, tc.b, got)
+			}
+		})
+	}
+}
