@@ -144,7 +144,7 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (bolt.Key, error) {
 	id := e.keys[slot]
 	e.mu.Unlock()
 	if id != "" {
-		k, err := s.store.Key(id)
+		k, err := s.state.Key(id)
 		if err == nil && k.OrgID == rq.org && k.Active(now) == nil {
 			return k, nil
 		}
@@ -156,7 +156,7 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (bolt.Key, error) {
 	// mint one key.
 	e.mintMu.Lock()
 	defer e.mintMu.Unlock()
-	keys, err := s.store.Keys(rq.org)
+	keys, err := s.state.Keys(rq.org)
 	if err != nil {
 		return bolt.Key{}, err
 	}
@@ -180,7 +180,7 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (bolt.Key, error) {
 			return bolt.Key{}, errors.New("console: key.mint returned no key")
 		}
 		// The secret is dropped here: the web application never uses it.
-		if found, err = s.store.Key(m.Key.ID); err != nil {
+		if found, err = s.state.Key(m.Key.ID); err != nil {
 			return bolt.Key{}, err
 		}
 	}
@@ -241,7 +241,7 @@ func (s *Server) handleExplore(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	acc, err := s.store.Readable(key)
+	acc, err := s.state.Readable(key)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -538,7 +538,7 @@ func (s *Server) exploreReadable(w http.ResponseWriter, r *http.Request) ([]bolt
 	}
 	if err == nil {
 		var acc []bolt.Access
-		if acc, err = s.store.Readable(key); err == nil {
+		if acc, err = s.state.Readable(key); err == nil {
 			return acc, true
 		}
 	}
