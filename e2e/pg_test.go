@@ -194,36 +194,60 @@ func TestE2E_PGSharedCharges(t *testing.T) {
 	}
 }
 
-// TestE2E_PGRevocation: a key revoked in the shared state (as through any
-// node) is refused by both nodes within the bound: notification, or the
-// key version polled every second.
+// TestE2E_PGRevocation: a key minted through node A's admin socket serves
+// on node B, and a key revoked through node A is refused by both nodes
+// within the bound (notification, or the key version polled every second).
 func TestE2E_PGRevocation(t *testing.T) {
 	d := startPGDeployment(t)
 	const point = "/v1/frames/at?lat=9.05&lon=7.45"
-	for _, s := range []*server{d.a, d.b} {
-		if r := s.get(t, d.key, point); r.Status != 200 {
-			t.Fatalf("before revocation: %d %+v", r.Status, r.Error)
-		}
-	}
-	revoked := time.Now()
-	if _, err := d.state.RevokeKey(d.keyID, time.Time{}); err != nil {
-		t.Fatal(err)
-	}
 	const bound = pgstate.DefaultKeyPoll + 2*time.Second // the poll, and a keyring load, on a loaded machine
-	for _, s := range []*server{d.b, d.a} {
+	// until asks node s for the point with key until it answers status,
+	// failing the test after bound.
+	until := func(s *server, key string, status int, since time.Time) apiResponse {
+		t.Helper()
 		for {
-			r := s.get(t, d.key, point)
-			if r.Status == 401 {
-				wantError(t, r, 401, "invalid_key")
-				break
+			r := s.get(t, key, point)
+			if r.Status == status {
+				return r
 			}
-			if time.Since(revoked) > bound {
-				t.Fatalf("a revoked key still served %v after revocation", time.Since(revoked))
+			if time.Since(since) > bound {
+				t.Fatalf("node still answers %d (want %d) %v after the change", r.Status, status, time.Since(since))
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	t.Logf("revocation refused by both nodes %v after it was written", time.Since(revoked).Round(time.Millisecond))
+	// Minted through node A (no --state: the command goes through node A's
+	// socket, whose operations act on the shared state).
+	minted := time.Now()
+	id, secret := mintKey(t, d.files[0], "acme", "full")
+	until(d.b, secret, 200, minted)
+	if _, err := d.state.Key(id); err != nil {
+		t.Fatalf("the key minted through node A is not in the shared state: %v", err)
+	}
+	for _, key := range []string{d.key, secret} {
+		for _, s := range []*server{d.a, d.b} {
+			if r := s.get(t, key, point); r.Status != 200 {
+				t.Fatalf("before revocation: %d %+v", r.Status, r.Error)
+			}
+		}
+	}
+	// Revoked through node A's socket.
+	revoked := time.Now()
+	mustCLI(t, "key", "revoke", id, "--data", d.files[0])
+	for _, s := range []*server{d.b, d.a} {
+		wantError(t, until(s, secret, 401, revoked), 401, "invalid_key")
+	}
+	t.Logf("revocation through node A refused by both nodes %v after the command", time.Since(revoked).Round(time.Millisecond))
+	// Revoked directly in the shared state (another node, or the command
+	// line with --state).
+	revoked = time.Now()
+	if _, err := d.state.RevokeKey(d.keyID, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*server{d.b, d.a} {
+		wantError(t, until(s, d.key, 401, revoked), 401, "invalid_key")
+	}
+	t.Logf("revocation in the shared state refused by both nodes %v after it was written", time.Since(revoked).Round(time.Millisecond))
 }
 
 // TestE2E_PGDown: with PostgreSQL stopped, a charged data call fails with
