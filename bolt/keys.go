@@ -280,29 +280,10 @@ type MintRequest struct {
 // an unknown preset (listing the presets), a TTL not in (0, 366 days], a
 // bad dataset id or name; errors from the random source or the file.
 func (s *Store) MintKey(req MintRequest) (Key, string, error) {
-	caps, ok := Presets[req.Preset]
-	if !ok {
-		return Key{}, "", errorf(ErrInvalid, nil, "invalid preset %q: must be one of %s", req.Preset, strings.Join(presetNames(), ", "))
-	}
-	ttl := req.TTL
-	if ttl == 0 {
-		ttl = DefaultTTL
-	}
-	if err := checkTTL(ttl, ""); err != nil {
+	caps, ttl, datasets, err := checkMint(req)
+	if err != nil {
 		return Key{}, "", err
 	}
-	if err := checkName("key", req.Name); err != nil {
-		return Key{}, "", err
-	}
-	var datasets []string
-	for _, d := range req.Datasets {
-		if !idPattern.MatchString(d) {
-			return Key{}, "", errorf(ErrInvalid, nil, "invalid dataset id %q: must match %s", d, idRule)
-		}
-		datasets = append(datasets, d)
-	}
-	slices.Sort(datasets)
-	datasets = slices.Compact(datasets)
 
 	now := req.Now
 	if now.IsZero() {
@@ -316,7 +297,7 @@ func (s *Store) MintKey(req MintRequest) (Key, string, error) {
 	}
 
 	var secret string
-	err := s.update(func(tx *bbolt.Tx) error {
+	err = s.update(func(tx *bbolt.Tx) error {
 		if _, err := s.getOrg(tx, req.OrgID); err != nil {
 			return err
 		}
@@ -567,4 +548,32 @@ func (kr *Keyring) Lookup(secret string, now time.Time) (Key, error) {
 		return Key{}, err
 	}
 	return k, nil
+}
+
+// checkMint applies MintKey's checks to req and returns the capabilities
+// of its preset, its lifetime (DefaultTTL when zero) and its datasets,
+// sorted without duplicates. Errors: ErrInvalid naming the rule broken.
+func checkMint(req MintRequest) (caps []Capability, ttl time.Duration, datasets []string, err error) {
+	caps, ok := Presets[req.Preset]
+	if !ok {
+		return nil, 0, nil, errorf(ErrInvalid, nil, "invalid preset %q: must be one of %s", req.Preset, strings.Join(presetNames(), ", "))
+	}
+	ttl = req.TTL
+	if ttl == 0 {
+		ttl = DefaultTTL
+	}
+	if err := checkTTL(ttl, ""); err != nil {
+		return nil, 0, nil, err
+	}
+	if err := checkName("key", req.Name); err != nil {
+		return nil, 0, nil, err
+	}
+	for _, d := range req.Datasets {
+		if !idPattern.MatchString(d) {
+			return nil, 0, nil, errorf(ErrInvalid, nil, "invalid dataset id %q: must match %s", d, idRule)
+		}
+		datasets = append(datasets, d)
+	}
+	slices.Sort(datasets)
+	return caps, ttl, slices.Compact(datasets), nil
 }

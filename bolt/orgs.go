@@ -110,28 +110,10 @@ func checkName(what, name string) error {
 // AddCredits, so that the ledger accounts for every one. Errors: ErrInvalid
 // naming the rule broken; ErrExists when the id is taken.
 func (s *Store) AddOrg(o Org) (Org, error) {
-	if !idPattern.MatchString(o.ID) {
-		return Org{}, errorf(ErrInvalid, nil, "invalid organisation id %q: must match %s (lowercase letters, digits, '_' and '-', up to 64)", o.ID, idRule)
-	}
-	if o.Name == "" {
-		o.Name = o.ID
-	}
-	if err := checkName("organisation", o.Name); err != nil {
+	o, err := CheckNewOrg(o, s.clock())
+	if err != nil {
 		return Org{}, err
 	}
-	if o.Plan == "" {
-		o.Plan = PlanTrial
-	}
-	if err := checkPlan(o.Plan); err != nil {
-		return Org{}, err
-	}
-	if o.Credits != 0 {
-		return Org{}, errorf(ErrInvalid, nil, "invalid organisation %q: a new organisation starts with 0 credits (asked for %d); grant credits with a ledger entry", o.ID, o.Credits)
-	}
-	if o.Created.IsZero() {
-		o.Created = s.clock()
-	}
-	o.Created = o.Created.Round(0).UTC()
 
 	v, err := json.Marshal(orgRecord(o))
 	if err != nil {

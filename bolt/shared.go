@@ -82,29 +82,10 @@ func GroupDigits(n int64) string { return groupDigits(n) }
 // does not check that the organisation exists. Errors: ErrInvalid as
 // MintKey; errors of the random source.
 func PrepareKey(req MintRequest, now time.Time, random io.Reader) (Key, string, error) {
-	caps, ok := Presets[req.Preset]
-	if !ok {
-		return Key{}, "", errorf(ErrInvalid, nil, "invalid preset %q: must be one of %s", req.Preset, strings.Join(presetNames(), ", "))
-	}
-	ttl := req.TTL
-	if ttl == 0 {
-		ttl = DefaultTTL
-	}
-	if err := checkTTL(ttl, ""); err != nil {
+	caps, ttl, datasets, err := checkMint(req)
+	if err != nil {
 		return Key{}, "", err
 	}
-	if err := checkName("key", req.Name); err != nil {
-		return Key{}, "", err
-	}
-	var datasets []string
-	for _, d := range req.Datasets {
-		if !idPattern.MatchString(d) {
-			return Key{}, "", errorf(ErrInvalid, nil, "invalid dataset id %q: must match %s", d, idRule)
-		}
-		datasets = append(datasets, d)
-	}
-	slices.Sort(datasets)
-	datasets = slices.Compact(datasets)
 	if !req.Now.IsZero() {
 		now = req.Now
 	}
