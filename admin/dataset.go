@@ -286,6 +286,9 @@ func (o *Ops) ImportDataset(ctx context.Context, m ingest.Manifest) (DatasetView
 	if err := ingest.CheckInputs(m, o.Stdin != nil); err != nil {
 		return DatasetView{}, err
 	}
+	if err := o.mirrorOrg(m.Owner); err != nil {
+		return DatasetView{}, err
+	}
 	stored, skipped, err := ingest.Import(ctx, m, o.Store, o.opener(ctx), o.now())
 	if err != nil {
 		return DatasetView{}, err

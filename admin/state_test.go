@@ -294,3 +294,36 @@ func TestOps_StateWithoutDataFile(t *testing.T) {
 		})
 	}
 }
+
+// TestOps_MirrorsSharedOrg: an organisation created in the shared state
+// (on another node, or with --state) can get people and import datasets on
+// a node whose file has never heard of it: Ops copies its name and plan
+// into the file first. One the shared state lacks is still not found.
+func TestOps_MirrorsSharedOrg(t *testing.T) {
+	ops, data, st := twoFiles(t)
+	ctx := context.Background()
+	if _, err := data.Org("buyer"); !errors.Is(err, bolt.ErrNotFound) {
+		t.Fatalf("the data file should lack buyer: %v", err)
+	}
+	if _, err := ops.Do(ctx, OpUserAdd, mustJSON(t, UserAdd{Name: "bola", OrgID: "buyer", Role: bolt.RoleOwner})); err != nil {
+		t.Fatalf("user add to an organisation of the shared state: %v", err)
+	}
+	mirror, err := data.Org("buyer")
+	if err != nil || mirror.Plan != "trial" || mirror.Credits != 0 {
+		t.Fatalf("mirrored organisation: %+v %v (want plan trial, 0 credits: money stays in the state)", mirror, err)
+	}
+	if o, _ := st.Org("buyer"); o.Credits != 10 {
+		t.Fatalf("the state's balance changed: %+v", o)
+	}
+	if _, err := ops.Do(ctx, OpUserRole, mustJSON(t, UserRole{Name: "bola", OrgID: "buyer", Role: bolt.RoleAdmin})); err == nil {
+		t.Fatal("demoting the only owner should be refused")
+	}
+	p := writeFile(t, t.TempDir(), "b.csv", fmt.Sprintf("frame_id,pop\n%d,3\n", cell(row0, col0)))
+	m := ingest.Manifest{ID: "bpop", Owner: "buyer", Attributes: []bolt.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: p}}}
+	if _, err := ops.ImportDataset(ctx, m); err != nil {
+		t.Fatalf("import for an organisation of the shared state: %v", err)
+	}
+	if _, err := ops.Do(ctx, OpUserAdd, mustJSON(t, UserAdd{Name: "nobody", OrgID: "nowhere", Role: bolt.RoleOwner})); !errors.Is(err, bolt.ErrNotFound) {
+		t.Fatalf("user add to an organisation nobody holds: %v (want not found)", err)
+	}
+}

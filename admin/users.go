@@ -119,6 +119,9 @@ func (o *Ops) doUser(_ context.Context, op string, args json.RawMessage) (any, e
 		if err := decodeArgs(args, &a); err != nil {
 			return nil, err
 		}
+		if err := o.mirrorOrg(a.OrgID); err != nil {
+			return nil, err
+		}
 		u, otp, err := o.Store.AddUser(bolt.NewUser{Name: a.Name, Email: a.Email, Org: a.OrgID, Role: a.Role, Now: o.now()})
 		if err != nil {
 			return nil, err
@@ -168,6 +171,9 @@ func (o *Ops) doUser(_ context.Context, op string, args json.RawMessage) (any, e
 	case OpUserRole:
 		var a UserRole
 		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		if err := o.mirrorOrg(a.OrgID); err != nil {
 			return nil, err
 		}
 		u, err := o.Store.SetRole(a.Name, a.OrgID, a.Role)
