@@ -2,19 +2,24 @@ package redisstore
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
 // Takes are sent to Redis in batches: a worker takes the calls waiting in
-// the queue (up to maxBatch) and sends them as one pipeline, one write and
-// one read for all of them, on one connection; the calls that arrive
-// meanwhile make the next batch. Each script still runs on its own,
-// atomically. Batching saves system calls and wake-ups on both sides (a
-// lone EVALSHA costs the node more CPU than the script costs Redis). A
-// lone call is sent as soon as the worker is free: batching adds no timer.
-const maxBatch = 64 // takes in one pipeline
+// the queue (up to maxBatch) and sends them as one script call (script.go),
+// which decides them in order, each take atomically, and replies with every
+// take's outcome at once: one command, one write and one read for all of
+// them, on one connection. The calls that arrive meanwhile make the next
+// batch. A batch costs Redis one command dispatch, one TIME and one GET and
+// at most one SET per distinct bucket, however many takes spend from it,
+// and the node one command to encode and one reply to parse; takes with
+// the same buckets and limits (one key's requests) share their numbers, so
+// that each such take adds one argument. A lone call is sent as soon as the
+// worker is free: batching adds no timer.
+const maxBatch = 64 // takes in one script call
 
 // workers is the number of batches in flight at once. Fewer workers make
 // larger batches (2 cores, wrk -c16 on /v1/frames/at: 1 worker, 6.3 takes a
@@ -22,18 +27,37 @@ const maxBatch = 64 // takes in one pipeline
 // against 2, medians of 4 runs: node 28.6 against 31.4 µs, Redis 13.9
 // against 14.7 µs a request). A take waits for at most the batch in flight
 // and its own; at maxBatch takes a round trip, one worker carries far more
-// than a node serves.
+// than a node serves. (Measured when each take was its own script in one
+// pipeline; with one script call a batch, a batch costs the server less
+// the more takes it holds.)
 const workers = 1
 
 // call is one take waiting for its reply.
 type call struct {
-	keys    []string
-	args    []any
-	queued  int64 // Unix nanoseconds
+	n       int                // buckets
+	keys    [maxTake]string    // their keys
+	nums    [4 * maxTake]int64 // a bucket's cost and span as seconds, nanoseconds
+	ts, tn  int64              // the caller's clock, when used
+	queued  int64              // Unix nanoseconds
 	reply   []int64
 	err     error
 	skipped bool // not sent: the server failed after it was queued; err is that failure
 	done    chan struct{}
+}
+
+// sameShape reports whether a and b spend from the same keys at the same
+// costs and spans.
+func sameShape(a, b *call) bool {
+	return a.n == b.n && a.keys == b.keys && a.nums == b.nums
+}
+
+// sender holds a worker's buffers, reused from batch to batch.
+type sender struct {
+	args   []any
+	keyAt  map[string]int // a key's index in KEYS, from 1
+	keys   []any
+	shapes []*call // the first call of each shape
+	shape  []int   // each call's shape, from 1
 }
 
 // do queues c and waits for its reply, or for Close. skipped reports that
@@ -59,7 +83,7 @@ func (s *Store) do(c *call) (reply []int64, skipped bool, err error) {
 func (s *Store) work() {
 	defer s.wg.Done()
 	batch := make([]*call, 0, maxBatch)
-	cmds := make([]*redis.Cmd, 0, maxBatch)
+	sd := newSender()
 	for {
 		select {
 		case <-s.closed:
@@ -89,7 +113,7 @@ func (s *Store) work() {
 			live = append(live, c)
 		}
 		if len(live) > 0 {
-			cmds = s.send(live, cmds[:0])
+			s.send(live, sd)
 		}
 		for _, c := range live {
 			close(c.done)
@@ -98,31 +122,81 @@ func (s *Store) work() {
 	}
 }
 
-// send runs the script for every call of batch and fills in their replies.
-func (s *Store) send(batch []*call, cmds []*redis.Cmd) []*redis.Cmd {
+// newSender returns a worker's empty buffers.
+func newSender() *sender { return &sender{keyAt: make(map[string]int)} }
+
+// send runs the script once for every call of batch and fills in their
+// replies. It lists each distinct key once in KEYS and each distinct shape
+// (keys, costs and spans) once in ARGV; a take then names its shape.
+func (s *Store) send(batch []*call, sd *sender) {
 	ctx := context.Background()
-	if len(batch) == 1 {
-		c := batch[0]
-		c.reply, c.err = s.script.Run(ctx, s.client, c.keys, c.args...).Int64Slice()
-		return cmds
-	}
-	for attempt := 0; ; attempt++ {
-		pipe := s.client.Pipeline()
-		cmds = cmds[:0]
-		for _, c := range batch {
-			cmds = append(cmds, s.script.EvalSha(ctx, pipe, c.keys, c.args...))
-		}
-		_, err := pipe.Exec(ctx)
-		// A server that lost its scripts (restarted, SCRIPT FLUSH) refuses
-		// every EVALSHA, running nothing: load the script and send again.
-		if attempt == 0 && err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
-			if lerr := s.script.Load(ctx, s.client).Err(); lerr == nil {
-				continue
+	clear(sd.keyAt)
+	sd.keys, sd.shapes, sd.shape = sd.keys[:0], sd.shapes[:0], sd.shape[:0]
+	want := 0
+	for _, c := range batch {
+		want += 1 + 2*c.n
+		h := 0
+		for i, d := range sd.shapes {
+			if sameShape(c, d) {
+				h = i + 1
+				break
 			}
 		}
-		for i, c := range batch {
-			c.reply, c.err = cmds[i].Int64Slice()
+		if h == 0 {
+			sd.shapes = append(sd.shapes, c)
+			h = len(sd.shapes)
+			for _, k := range c.keys[:c.n] {
+				if _, ok := sd.keyAt[k]; !ok {
+					sd.keys = append(sd.keys, k)
+					sd.keyAt[k] = len(sd.keys)
+				}
+			}
 		}
-		return cmds
+		sd.shape = append(sd.shape, h)
+	}
+	args := append(sd.args[:0], "evalsha", s.script.Hash(), len(sd.keys))
+	args = append(args, sd.keys...)
+	args = append(args, s.margin, s.clock, len(sd.shapes))
+	for _, c := range sd.shapes {
+		args = append(args, c.n)
+		for _, k := range c.keys[:c.n] {
+			args = append(args, sd.keyAt[k])
+		}
+		for _, v := range c.nums[:4*c.n] {
+			args = append(args, v)
+		}
+	}
+	for i, c := range batch {
+		args = append(args, sd.shape[i])
+		if s.caller {
+			args = append(args, c.ts, c.tn)
+		}
+	}
+	cmd := redis.NewIntSliceCmd(ctx, args...)
+	err := s.client.Process(ctx, cmd)
+	// A server that lost its scripts (restarted, SCRIPT FLUSH) refuses
+	// EVALSHA, running nothing: send the script itself, which also loads
+	// it for the next EVALSHA.
+	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+		args[0], args[1] = "eval", takeScript
+		cmd = redis.NewIntSliceCmd(ctx, args...)
+		err = s.client.Process(ctx, cmd)
+	}
+	clear(args) // drop the references to this batch's keys
+	sd.args = args
+	clear(sd.shapes)
+	reply := cmd.Val()
+	if err == nil && len(reply) != want {
+		err = fmt.Errorf("the take script replied %d numbers for %d takes, want %d", len(reply), len(batch), want)
+	}
+	off := 0
+	for _, c := range batch {
+		if err != nil {
+			c.err = err
+			continue
+		}
+		n := 1 + 2*c.n
+		c.reply = reply[off : off+n : off+n]
+		off += n
 	}
 }

@@ -80,6 +80,7 @@ type Store struct {
 	margin   int64 // milliseconds
 	retry    int64 // nanoseconds
 	caller   bool
+	clock    string                // ARGV[2] of the script: "" for the server's clock, "c" for the caller's
 	where    string                // the URL without its password, for errors and logs
 	downTil  atomic.Int64          // Unix nanoseconds until which takes fail at once; 0: up
 	failure  atomic.Pointer[error] // the last failure, repeated while down
@@ -140,6 +141,9 @@ func New(rawURL string, o Options) (*Store, error) {
 		retry:  int64(o.RetryWait),
 		caller: o.CallerClock,
 		where:  where,
+	}
+	if o.CallerClock {
+		s.clock = "c"
 	}
 	s.wg.Add(workers)
 	for range workers {
@@ -211,17 +215,40 @@ const maxTake = 8
 // failure, takes fail at once for Options.RetryWait, then one tries again.
 // Safe for concurrent use.
 func (s *Store) Take(now time.Time, bs []limiter.Bucket, limits []limiter.Limit) (limiter.Decision, error) {
+	var buf [maxTake]slot
+	slots, err := slotsOf(&buf, bs, limits)
+	if err != nil {
+		return limiter.Decision{}, err
+	}
+	if len(slots) == 0 {
+		return limiter.Decision{Allowed: true}, nil
+	}
+	if err := s.waiting(); err != nil {
+		return limiter.Decision{}, err
+	}
+	reply, skipped, err := s.do(s.newCall(now, slots))
+	if skipped {
+		return limiter.Decision{}, err
+	}
+	if err != nil {
+		return limiter.Decision{}, s.failed(err)
+	}
+	return s.decision(slots, reply)
+}
+
+// slotsOf returns the distinct metered buckets of a take, in buf, or an
+// error for input that Memory refuses too.
+func slotsOf(buf *[maxTake]slot, bs []limiter.Bucket, limits []limiter.Limit) ([]slot, error) {
 	if len(bs) != len(limits) {
-		return limiter.Decision{}, fmt.Errorf("limiter: %d buckets but %d limits", len(bs), len(limits))
+		return nil, fmt.Errorf("limiter: %d buckets but %d limits", len(bs), len(limits))
 	}
 	if len(bs) > maxTake {
-		return limiter.Decision{}, fmt.Errorf("limiter: %d buckets in one take, at most %d", len(bs), maxTake)
+		return nil, fmt.Errorf("limiter: %d buckets in one take, at most %d", len(bs), maxTake)
 	}
-	var buf [maxTake]slot
 	slots := buf[:0]
 	for i, b := range bs {
 		if b.Kind > limiter.KindInvalid {
-			return limiter.Decision{}, fmt.Errorf("limiter: unknown bucket kind %d", uint8(b.Kind))
+			return nil, fmt.Errorf("limiter: unknown bucket kind %d", uint8(b.Kind))
 		}
 		l := limits[i]
 		if l.Burst <= 0 {
@@ -239,40 +266,36 @@ func (s *Store) Take(now time.Time, bs []limiter.Bucket, limits []limiter.Limit)
 			count:    1,
 		})
 	}
-	if len(slots) == 0 {
-		return limiter.Decision{Allowed: true}, nil
-	}
-	if err := s.waiting(); err != nil {
-		return limiter.Decision{}, err
-	}
+	return slots, nil
+}
 
-	keys := make([]string, len(slots))
-	args := make([]any, 3, 3+4*len(slots))
-	args[0], args[1] = "", ""
+// newCall returns the call for a take over slots at now (used only with
+// the caller's clock).
+func (s *Store) newCall(now time.Time, slots []slot) *call {
+	c := &call{n: len(slots)}
 	if s.caller {
-		args[0], args[1] = now.Unix(), now.Nanosecond()
+		c.ts, c.tn = now.Unix(), int64(now.Nanosecond())
 	}
-	args[2] = s.margin
 	for i := range slots {
 		sl := &slots[i]
-		keys[i] = bucketKey(s.prefix, sl.kind, sl.id)
+		c.keys[i] = bucketKey(s.prefix, sl.kind, sl.id)
 		cs, cn := split(satMul(sl.count, sl.interval))
 		ss, sn := split(satMul(sl.burst, sl.interval))
-		args = append(args, cs, cn, ss, sn)
+		c.nums[4*i], c.nums[4*i+1], c.nums[4*i+2], c.nums[4*i+3] = cs, cn, ss, sn
 	}
-	reply, skipped, err := s.do(&call{keys: keys, args: args})
-	if skipped {
-		return limiter.Decision{}, err
-	}
-	if err != nil {
-		return limiter.Decision{}, s.failed(err)
-	}
-	if len(reply) != 3+2*len(slots) {
-		return limiter.Decision{}, s.failed(fmt.Errorf("the take script replied %d numbers, want %d", len(reply), 3+2*len(slots)))
+	return c
+}
+
+// decision computes a take's Decision from the script's reply for it,
+// and records the server as up; a reply of the wrong length is recorded as
+// a failure.
+func (s *Store) decision(slots []slot, reply []int64) (limiter.Decision, error) {
+	if len(reply) != 1+2*len(slots) {
+		return limiter.Decision{}, s.failed(fmt.Errorf("the take script replied %d numbers, want %d", len(reply), 1+2*len(slots)))
 	}
 	s.recovered()
 	for i := range slots {
-		ds, dn := reply[3+2*i], reply[4+2*i]
+		ds, dn := reply[1+2*i], reply[2+2*i]
 		slots[i].debt = satAdd(satMul(ds, 1e9), dn) // ds in [0, 9223372036]: no overflow
 	}
 	d := decide(slots)

@@ -92,12 +92,16 @@ func TestTake_steps(t *testing.T) {
 	}
 }
 
-// TestTake_sameAsMemory is the property: random takes over several buckets
-// and limits, at explicit times (forwards mostly, sometimes back), give the
-// same Decisions from Memory and from Redis.
-func TestTake_sameAsMemory(t *testing.T) {
-	r := startRedis(t)
-	limits := []limiter.Limit{
+// takeGen makes random takes over several buckets and limits at explicit
+// times (forwards mostly, sometimes back), for the property tests.
+type takeGen struct {
+	rng *rand.Rand
+	now time.Time
+	lim map[limiter.Bucket]limiter.Limit
+}
+
+var (
+	genLimits = []limiter.Limit{
 		{PerMinute: 60, Burst: 120},
 		{PerMinute: 600, Burst: 900},
 		{PerMinute: 20, Burst: 30},
@@ -111,36 +115,52 @@ func TestTake_sameAsMemory(t *testing.T) {
 		{PerMinute: 100, Burst: 0}, // switched off
 		{PerMinute: -1, Burst: 2},  // not positive: the slowest refill
 	}
-	kinds := []limiter.Kind{limiter.KindKey, limiter.KindOrg, limiter.KindInsight, limiter.KindInvalid}
-	ids := []string{"", "a", "b", "\x00\xff raw digest"}
-	steps := []time.Duration{0, 0, time.Nanosecond, time.Millisecond, 99 * time.Millisecond, time.Second, 7 * time.Second, time.Minute, -time.Millisecond, -time.Second}
+	genKinds = []limiter.Kind{limiter.KindKey, limiter.KindOrg, limiter.KindInsight, limiter.KindInvalid}
+	genIDs   = []string{"", "a", "b", "\x00\xff raw digest"}
+	genSteps = []time.Duration{0, 0, time.Nanosecond, time.Millisecond, 99 * time.Millisecond, time.Second, 7 * time.Second, time.Minute, -time.Millisecond, -time.Second}
+)
+
+func newTakeGen(seed uint64) *takeGen {
+	return &takeGen{rng: rand.New(rand.NewPCG(seed, 15)), now: t0, lim: map[limiter.Bucket]limiter.Limit{}}
+}
+
+// next returns the next take: its time, buckets and limits. Each bucket
+// keeps one limit, as in service; a few takes give a listed-twice bucket
+// another (the first one counts).
+func (g *takeGen) next() (time.Time, []limiter.Bucket, []limiter.Limit) {
+	rng := g.rng
+	g.now = g.now.Add(genSteps[rng.IntN(len(genSteps))])
+	n := 1 + rng.IntN(3)
+	bs := make([]limiter.Bucket, n)
+	ls := make([]limiter.Limit, n)
+	for j := range bs {
+		b := limiter.Bucket{Kind: genKinds[rng.IntN(len(genKinds))], ID: genIDs[rng.IntN(len(genIDs))]}
+		l, ok := g.lim[b]
+		if !ok {
+			l = genLimits[rng.IntN(len(genLimits))]
+			g.lim[b] = l
+		}
+		if rng.IntN(20) == 0 {
+			l = genLimits[rng.IntN(len(genLimits))]
+		}
+		bs[j], ls[j] = b, l
+	}
+	return g.now, bs, ls
+}
+
+// TestTake_sameAsMemory is the property: random takes over several buckets
+// and limits, at explicit times (forwards mostly, sometimes back), give the
+// same Decisions from Memory and from Redis.
+func TestTake_sameAsMemory(t *testing.T) {
+	r := startRedis(t)
 	for seed := range uint64(12) {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(seed, 15))
+			g := newTakeGen(seed)
 			s := testStore(t, r, fmt.Sprintf("prop%d:", seed))
 			m := limiter.NewMemory(limiter.Config{IdleAfter: 1000 * time.Hour})
-			// Each bucket keeps one limit, as in service; a few takes
-			// give a listed-twice bucket another (the first one counts).
-			lim := map[limiter.Bucket]limiter.Limit{}
-			now := t0
 			var allowed, refused int
 			for i := range 1000 {
-				now = now.Add(steps[rng.IntN(len(steps))])
-				n := 1 + rng.IntN(3)
-				bs := make([]limiter.Bucket, n)
-				ls := make([]limiter.Limit, n)
-				for j := range bs {
-					b := limiter.Bucket{Kind: kinds[rng.IntN(len(kinds))], ID: ids[rng.IntN(len(ids))]}
-					l, ok := lim[b]
-					if !ok {
-						l = limits[rng.IntN(len(limits))]
-						lim[b] = l
-					}
-					if rng.IntN(20) == 0 {
-						l = limits[rng.IntN(len(limits))]
-					}
-					bs[j], ls[j] = b, l
-				}
+				now, bs, ls := g.next()
 				want, err := m.Take(now, bs, ls)
 				if err != nil {
 					t.Fatal(err)
@@ -160,6 +180,90 @@ func TestTake_sameAsMemory(t *testing.T) {
 			}
 			if allowed < 100 || refused < 100 {
 				t.Fatalf("%d allowed and %d refused: the sequence does not exercise both", allowed, refused)
+			}
+		})
+	}
+}
+
+// TestSend_batches is the property for batches: random takes sent in
+// batches of 1 to 40 (one script call each, in order) give the same
+// Decisions as Memory taking them one by one, and leave every bucket's key
+// with the value and expiry that lone takes leave.
+func TestSend_batches(t *testing.T) {
+	r := startRedis(t)
+	c := rawClient(t, r)
+	ctx := context.Background()
+	for seed := range uint64(6) {
+		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
+			g := newTakeGen(100 + seed)
+			batched := testStore(t, r, fmt.Sprintf("batch%d:", seed))
+			lone := testStore(t, r, fmt.Sprintf("lone%d:", seed))
+			m := limiter.NewMemory(limiter.Config{IdleAfter: 1000 * time.Hour})
+			var allowed, refused, takes int
+			sd := newSender()
+			for takes < 1000 {
+				size := 1 + g.rng.IntN(40)
+				batch := make([]*call, 0, size)
+				slots := make([][]slot, 0, size)
+				want := make([]limiter.Decision, 0, size)
+				for range size {
+					now, bs, ls := g.next()
+					d, err := m.Take(now, bs, ls)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := lone.Take(now, bs, ls); err != nil {
+						t.Fatal(err)
+					}
+					sl, err := slotsOf(new([maxTake]slot), bs, ls)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(sl) == 0 {
+						continue // nothing metered: never sent
+					}
+					batch = append(batch, batched.newCall(now, sl))
+					slots = append(slots, sl)
+					want = append(want, d)
+				}
+				batched.send(batch, sd)
+				for i, cl := range batch {
+					if cl.err != nil {
+						t.Fatalf("take %d: %v", takes+i, cl.err)
+					}
+					got, err := batched.decision(slots[i], cl.reply)
+					if err != nil {
+						t.Fatalf("take %d: %v", takes+i, err)
+					}
+					if got != want[i] {
+						t.Fatalf("take %d (%d of a batch of %d) over %+v:\nredis  %+v\nmemory %+v", takes+i, i, len(batch), slots[i], got, want[i])
+					}
+					if got.Allowed {
+						allowed++
+					} else {
+						refused++
+					}
+				}
+				takes += len(batch)
+			}
+			if allowed < 100 || refused < 100 {
+				t.Fatalf("%d allowed and %d refused: the sequence does not exercise both", allowed, refused)
+			}
+			for b := range g.lim {
+				kb, kl := Key(fmt.Sprintf("batch%d:", seed), b.Kind, b.ID), Key(fmt.Sprintf("lone%d:", seed), b.Kind, b.ID)
+				vb, eb := c.Get(ctx, kb).Result()
+				vl, el := c.Get(ctx, kl).Result()
+				if vb != vl || (eb == nil) != (el == nil) {
+					t.Fatalf("bucket %+v: batched %q %v, lone %q %v", b, vb, eb, vl, el)
+				}
+				if eb != nil {
+					continue
+				}
+				// The same PX, set a little apart in real time.
+				tb, tl := c.PTTL(ctx, kb).Val(), c.PTTL(ctx, kl).Val()
+				if d := tb - tl; d < -5*time.Second || d > 5*time.Second {
+					t.Fatalf("bucket %+v: expiry batched %v, lone %v", b, tb, tl)
+				}
 			}
 		})
 	}
