@@ -9,8 +9,9 @@
 // Store to spend one token from each, atomically: when any bucket is empty,
 // none is spent. The Decision reports the bucket closest to exhaustion (or
 // the refusing one) for the X-RateLimit-* and Retry-After headers. Memory is
-// the in-process Store; a shared store for several nodes can implement
-// Store later, and must keep the same all-or-nothing take. When a store
+// the in-process Store; package limiter/redisstore keeps the buckets in
+// Redis for several nodes, with the same all-or-nothing take, and both
+// decide through Decide (the generic cell rate algorithm in integers). When a store
 // cannot be reached, Request and InvalidKey return an error wrapping
 // ErrUnavailable, and the caller lets the request pass unmetered (spec
 // Limits 3).

@@ -177,8 +177,9 @@ type Bucket struct {
 // the decision is a refusal. limits[i] is the shape of bs[i]; a bucket
 // whose Limit has Burst <= 0 is not metered. Implementations must be safe
 // for concurrent use, must not retain bs or limits, and report a store they
-// cannot reach with an error wrapping ErrUnavailable. A shared (multi-node)
-// store can implement this later; Memory is the local one.
+// cannot reach with an error wrapping ErrUnavailable. Memory is the local
+// one, redisstore.Store the one several nodes share; both decide through
+// Decide, so a Decision does not depend on where the buckets live.
 type Store interface {
 	Take(now time.Time, bs []Bucket, limits []Limit) (Decision, error)
 }

@@ -72,19 +72,14 @@ const (
 	placeOverflow              // the kind's overflow bucket: the table is at its cap
 )
 
-// slot is one bucket of a Take while it is decided.
+// slot is one bucket of a Take while it is decided: where it lives; its
+// Cell, at the same index of a parallel array, is what Decide sees.
 type slot struct {
-	kind     Kind
-	place    place
-	idx      int
-	id       string
-	tat      int64 // state before the take; math.MinInt64 = full
-	interval int64 // nanoseconds to refill one token (>= 1)
-	burst    int64 // capacity (>= 1)
-	count    int64 // tokens to spend: 1, more when the bucket is listed twice
-	debt     int64 // before: nanoseconds until full (>= 0)
-	after    int64 // when allowed: nanoseconds until full after spending
-	retry    int64 // when refused by this bucket: nanoseconds until it holds count tokens
+	kind  Kind
+	place place
+	idx   int
+	id    string
+	tat   int64 // state before the take; math.MinInt64 = full
 }
 
 // Take spends one token from every bucket in bs whose limit is metered
@@ -115,6 +110,7 @@ func (m *Memory) Take(now time.Time, bs []Bucket, limits []Limit) (Decision, err
 	}
 
 	var slots [maxTake]slot
+	var cells [maxTake]Cell
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.maxPer <= 0 { // the zero Memory
@@ -131,12 +127,10 @@ func (m *Memory) Take(now time.Time, bs []Bucket, limits []Limit) (Decision, err
 		// Assigned by index, not through a pointer, so that escape
 		// analysis sees the IDs stay in this array.
 		slots[n] = slot{
-			kind:     bs[i].Kind,
-			id:       bs[i].ID,
-			interval: interval(l.PerMinute),
-			burst:    int64(min(l.Burst, MaxBurst)),
-			count:    1,
+			kind: bs[i].Kind,
+			id:   bs[i].ID,
 		}
+		cells[n] = Cell{Interval: Interval(l.PerMinute), Burst: int64(min(l.Burst, MaxBurst)), Count: 1}
 		if !m.tables[bs[i].Kind].find(&slots[n]) {
 			fresh = true
 		}
@@ -148,10 +142,10 @@ func (m *Memory) Take(now time.Time, bs []Bucket, limits []Limit) (Decision, err
 	if fresh {
 		m.placeFresh(slots[:n], t)
 	}
-	merge(slots[:n])
-	d := decide(slots[:n], t)
+	merge(slots[:n], cells[:n])
+	d := decide(slots[:n], cells[:n], t)
 	if d.Allowed {
-		m.apply(slots[:n], t)
+		m.apply(slots[:n], cells[:n], t)
 	}
 	for k := range m.tables {
 		m.tables[k].sweep(t, m.idle, sweepPerTake)
@@ -254,97 +248,45 @@ func seenFresh(earlier []slot, s *slot) bool {
 // then spends one token per listing; the others get count 0 and are
 // skipped from then on. (Marking rather than compacting keeps the IDs from
 // being copied through the slice, which would make them escape.)
-func merge(slots []slot) {
+func merge(slots []slot, cells []Cell) {
 	for i := range slots {
 		s := &slots[i]
 		for j := range slots[:i] {
 			o := &slots[j]
-			if o.count == 0 || o.kind != s.kind || o.place != s.place {
+			if cells[j].Count == 0 || o.kind != s.kind || o.place != s.place {
 				continue
 			}
 			if s.place == placeOverflow ||
 				(s.place == placeHeld && o.idx == s.idx) ||
 				(s.place == placeFresh && o.id == s.id) {
-				o.count++
-				s.count = 0
+				cells[j].Count++
+				cells[i].Count = 0
 				break
 			}
 		}
 	}
 }
 
-// decide applies the generic cell rate algorithm to every slot at instant t:
-// a bucket of capacity B refilling one token every T nanoseconds, full again
-// in debt nanoseconds, holds B - debt/T tokens, and can spend c of them when
-// debt + c*T <= B*T. All integer: exact to the nanosecond.
-func decide(slots []slot, t int64) Decision {
-	allowed := true
-	for i := range slots {
-		s := &slots[i]
-		if s.count == 0 {
-			continue // merged into an earlier slot
-		}
-		s.debt = max(satSub(s.tat, t), 0)
-		span := satMul(s.burst, s.interval)
-		s.after = satAdd(s.debt, satMul(s.count, s.interval))
-		if s.after > span {
-			allowed = false
-			s.retry = s.after - span
+// decide reads each cell's debt at instant t from its slot and decides
+// the take (Decide).
+func decide(slots []slot, cells []Cell, t int64) Decision {
+	for i := range cells {
+		if cells[i].Count != 0 {
+			cells[i].Debt = max(satSub(slots[i].tat, t), 0)
 		}
 	}
-	var d Decision
-	if allowed {
-		d.Allowed = true
-		for i := range slots {
-			s := &slots[i]
-			if s.count == 0 {
-				continue
-			}
-			st := State{
-				Limit:     int(s.burst),
-				Remaining: remaining(s.burst, s.after, s.interval),
-				Reset:     time.Duration(s.after),
-			}
-			if d.State.Limit == 0 || st.Remaining < d.State.Remaining ||
-				(st.Remaining == d.State.Remaining && st.Reset > d.State.Reset) {
-				d.State = st
-			}
-		}
-		return d
-	}
-	for i := range slots {
-		s := &slots[i]
-		if s.retry > 0 && time.Duration(s.retry) > d.State.RetryAfter {
-			d.State = State{
-				Limit:      int(s.burst),
-				Remaining:  remaining(s.burst, s.debt, s.interval),
-				Reset:      time.Duration(s.debt),
-				RetryAfter: time.Duration(s.retry),
-			}
-		}
-	}
-	return d
-}
-
-// remaining is the whole tokens of a bucket of capacity burst that is full
-// again in debt nanoseconds: burst - ceil(debt/interval), never negative.
-func remaining(burst, debt, interval int64) int {
-	used := debt / interval
-	if debt%interval != 0 {
-		used++
-	}
-	return int(max(burst-used, 0))
+	return Decide(cells)
 }
 
 // apply writes the state after an allowed take.
-func (m *Memory) apply(slots []slot, t int64) {
+func (m *Memory) apply(slots []slot, cells []Cell, t int64) {
 	for i := range slots {
 		s := &slots[i]
-		if s.count == 0 {
+		if cells[i].Count == 0 {
 			continue
 		}
 		tb := &m.tables[s.kind]
-		tat := satAdd(t, s.after)
+		tat := satAdd(t, cells[i].After)
 		switch s.place {
 		case placeHeld:
 			tb.entries[s.idx].tat = tat
@@ -443,24 +385,6 @@ func (tb *table) rebuild() {
 		index[e.id] = i
 	}
 	tb.entries, tb.index, tb.peak, tb.cursor = entries, index, len(entries), 0
-}
-
-// interval returns the nanoseconds to refill one token at perMinute tokens
-// a minute, rounded to the nearest nanosecond and kept within
-// [1, MaxInterval]; a rate that is not a positive number gets MaxInterval
-// (practically no refill).
-func interval(perMinute float64) int64 {
-	if !(perMinute > 0) {
-		return int64(MaxInterval)
-	}
-	f := float64(time.Minute) / perMinute
-	if f >= float64(MaxInterval) {
-		return int64(MaxInterval)
-	}
-	if f <= 1 {
-		return 1
-	}
-	return int64(math.Round(f))
 }
 
 // Saturating int64 arithmetic: instants come from time.Time.Sub, which

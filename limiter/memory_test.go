@@ -128,7 +128,7 @@ func TestMemory_Take_retryAfterWorks(t *testing.T) {
 				}
 				if d.Allowed {
 					// Less than half an interval: spends outrun refill.
-					now = now.Add(time.Duration(r.Int64N(interval(l.PerMinute)/2 + 1)))
+					now = now.Add(time.Duration(r.Int64N(Interval(l.PerMinute)/2 + 1)))
 					continue
 				}
 				refusals++
@@ -642,8 +642,8 @@ func TestInterval(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strconv.FormatFloat(tt.perMinute, 'g', -1, 64), func(t *testing.T) {
-			if got := interval(tt.perMinute); got != tt.want {
-				t.Fatalf("interval(%g) = %d, want %d", tt.perMinute, got, tt.want)
+			if got := Interval(tt.perMinute); got != tt.want {
+				t.Fatalf("Interval(%g) = %d, want %d", tt.perMinute, got, tt.want)
 			}
 		})
 	}
@@ -698,7 +698,7 @@ func FuzzMemoryTake(f *testing.F) {
 			burst = 1000 // so that burst*interval fits an int64 in the model
 			ls[0].Burst = burst
 		}
-		iv := interval(perMinute)
+		iv := Interval(perMinute)
 		level := int64(max(burst, 0)) * iv // the model: nanoseconds of refill held
 		var lastRetry time.Duration
 		now := t0

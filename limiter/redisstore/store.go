@@ -255,15 +255,13 @@ func slotsOf(buf *[maxTake]slot, bs []limiter.Bucket, limits []limiter.Limit) ([
 			continue // switched off
 		}
 		if j := find(slots, b); j >= 0 {
-			slots[j].count++ // listed twice: spent twice, at its first listing's limit
+			slots[j].cell.Count++ // listed twice: spent twice, at its first listing's limit
 			continue
 		}
 		slots = append(slots, slot{
-			kind:     b.Kind,
-			id:       b.ID,
-			interval: interval(l.PerMinute),
-			burst:    int64(min(l.Burst, limiter.MaxBurst)),
-			count:    1,
+			kind: b.Kind,
+			id:   b.ID,
+			cell: limiter.Cell{Interval: limiter.Interval(l.PerMinute), Burst: int64(min(l.Burst, limiter.MaxBurst)), Count: 1},
 		})
 	}
 	return slots, nil
@@ -279,8 +277,8 @@ func (s *Store) newCall(now time.Time, slots []slot) *call {
 	for i := range slots {
 		sl := &slots[i]
 		c.keys[i] = bucketKey(s.prefix, sl.kind, sl.id)
-		cs, cn := split(satMul(sl.count, sl.interval))
-		ss, sn := split(satMul(sl.burst, sl.interval))
+		cs, cn := split(satMul(sl.cell.Count, sl.cell.Interval))
+		ss, sn := split(satMul(sl.cell.Burst, sl.cell.Interval))
 		c.nums[4*i], c.nums[4*i+1], c.nums[4*i+2], c.nums[4*i+3] = cs, cn, ss, sn
 	}
 	return c
@@ -294,11 +292,13 @@ func (s *Store) decision(slots []slot, reply []int64) (limiter.Decision, error) 
 		return limiter.Decision{}, s.failed(fmt.Errorf("the take script replied %d numbers, want %d", len(reply), 1+2*len(slots)))
 	}
 	s.recovered()
+	var cells [maxTake]limiter.Cell
 	for i := range slots {
 		ds, dn := reply[1+2*i], reply[2+2*i]
-		slots[i].debt = satAdd(satMul(ds, 1e9), dn) // ds in [0, 9223372036]: no overflow
+		cells[i] = slots[i].cell
+		cells[i].Debt = satAdd(satMul(ds, 1e9), dn) // ds in [0, 9223372036]: no overflow
 	}
-	d := decide(slots)
+	d := limiter.Decide(cells[:len(slots)])
 	if d.Allowed != (reply[0] == 1) {
 		// The same integers compared the same way: only a script of
 		// another version under this prefix could cause this.
