@@ -13,19 +13,21 @@
 // assets/vendor/maplibre-gl by scripts/vendor-maplibre.sh (its CSP build,
 // whose worker is a same-origin file), with no basemap. It draws the
 // country outline (Config.Outline), state and LGA boundary lines, frames
-// from zoom 11 and a choropleth of any readable numeric attribute, all
-// from the API's own vector tiles (OGC API - Tiles) except the outline and
-// boundaries (GeoJSON lines derived once from the dataset that records
-// state and lga). The map's calls (tiles, point, box, data, question) are
-// API calls: the console hands each to the API's handlers (Behalf, which
+// from zoom 11 and a choropleth of any readable numeric attribute, all as
+// vector tiles: frames and choropleth from the API's own (OGC API -
+// Tiles), the outline and boundary lines from the console's line tiles
+// (explore_lines.go: lines derived once from the dataset that records
+// state and lga, cut per tile by ogc.VectorTile; not API calls). The
+// map's other calls (tiles, point, box, data, question) are API calls:
+// the console hands each to the API's handlers (Behalf, which
 // *handlers.Server implements as ServeAs) with a key of the person's
 // organisation named "console: <login>", minted through admin.Ops when
 // they open Explore and hold no active one (audited, listed under
 // Developers, revocable; its secret is dropped). So they are metered,
 // limited, charged and logged exactly as API calls; only the reading of a
-// secret is skipped. Place search, boundaries and colour steps are read
-// from the store (see explore_index.go) and kept in memory per dataset
-// version.
+// secret is skipped. Place search, boundary lines and colour steps are
+// read from the store (see explore_index.go) and kept in memory per
+// dataset version.
 //
 // Every change goes through admin.Ops.Do, the very operations the command
 // line runs (one code path), under the signed-in person's name, so the

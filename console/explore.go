@@ -47,12 +47,14 @@ type Behalf interface {
 var vendorFS embed.FS
 
 // explorer is the Explore map's state: the API to serve calls through,
-// the country outline, each person's key id, and the place and break
-// indexes built from the store.
+// the country outline (GeoJSON, prepared for tiles on first use), each
+// person's key id, and the place (and boundary line) and break indexes
+// built from the store.
 type explorer struct {
-	api     Behalf
-	outline []byte
-	gzOut   []byte
+	api         Behalf
+	outline     []byte
+	outlineOnce sync.Once
+	outlineSet  *outlineSet // outline prepared for tiles; nil when none
 
 	mu     sync.Mutex        // guards keys
 	keys   map[string]string // org + "\x00" + user -> key id
@@ -63,11 +65,7 @@ type explorer struct {
 }
 
 func newExplorer(outline []byte) *explorer {
-	e := &explorer{outline: outline, keys: map[string]string{}, places: newPlaceIndex(), breaks: newBreakCache()}
-	if len(outline) > 0 {
-		e.gzOut = gzipBytes(outline)
-	}
-	return e
+	return &explorer{outline: outline, keys: map[string]string{}, places: newPlaceIndex(), breaks: newBreakCache()}
 }
 
 // consoleKeyName is the name of a person's Explore key.
@@ -83,7 +81,6 @@ const maxSelection = 50
 func (s *Server) exploreRoutes() {
 	m := s.mux
 	m.HandleFunc("GET /console/explore", s.authed(s.handleExplore, false))
-	m.HandleFunc("GET /console/explore/outline.geojson", s.authed(s.handleOutline, false))
 	m.HandleFunc("GET /console/explore/tiles/{collection}/{z}/{y}/{x}", s.authed(s.handleExploreTile, false))
 	m.HandleFunc("GET /console/explore/api/at", s.authed(s.exploreAPI("/v1/frames/at", "lat", "lon"), false))
 	m.HandleFunc("GET /console/explore/api/frames", s.authed(s.exploreAPI("/v1/frames", "bbox", "limit"), false))
@@ -91,7 +88,7 @@ func (s *Server) exploreRoutes() {
 	m.HandleFunc("POST /console/explore/api/insight", s.authed(s.handleExploreAsk, false))
 	m.HandleFunc("GET /console/explore/places", s.authed(s.handlePlaces, false))
 	m.HandleFunc("GET /console/explore/breaks", s.authed(s.handleBreaks, false))
-	m.HandleFunc("GET /console/explore/boundaries/{level}", s.authed(s.handleBoundaries, false))
+	m.HandleFunc("GET /console/explore/lines/{layer}/{z}/{y}/{x}", s.authed(s.handleLines, false))
 	m.HandleFunc("GET /console/vendor/maplibre-gl/{file}", s.handleVendor)
 }
 
@@ -272,18 +269,6 @@ func (s *Server) handleExplore(w http.ResponseWriter, r *http.Request) {
 	p := s.newPage(r, "Explore", "explore")
 	p.Data = exploreData{Config: string(b), Vendor: vendorVersion(), Max: maxSelection, Attrs: cfg.Attrs, Datasets: names, KeyName: key.Name}
 	s.render(w, r, http.StatusOK, "explore", p)
-}
-
-func (s *Server) handleOutline(w http.ResponseWriter, r *http.Request) {
-	e := s.explore
-	if len(e.outline) == 0 {
-		writeJSONError(w, http.StatusNotFound, "not_found", "this server carries no country outline")
-		return
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/geo+json")
-	h.Set("Cache-Control", "private, max-age=3600")
-	writeGzipped(w, r, e.outline, e.gzOut)
 }
 
 // collectionRe is the form of a collection id (dataset ids, "frames",
@@ -566,34 +551,4 @@ func (s *Server) handlePlaces(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSONData(w, r, idx.search(q, 12))
-}
-
-// handleBoundaries answers the state or LGA boundaries as GeoJSON lines:
-// GET /console/explore/boundaries/{state|lga}.
-func (s *Server) handleBoundaries(w http.ResponseWriter, r *http.Request) {
-	level := r.PathValue("level")
-	if level != "state" && level != "lga" {
-		writeJSONError(w, http.StatusNotFound, "not_found", "boundaries are drawn for state and lga")
-		return
-	}
-	acc, ok := s.exploreReadable(w, r)
-	if !ok {
-		return
-	}
-	idx, err := s.explore.places.get(s.store, acc)
-	if err != nil {
-		s.log.Error("console: building the boundaries failed", "err", err)
-		writeJSONError(w, http.StatusInternalServerError, "internal", "the boundaries could not be read; try again")
-		return
-	}
-	b := idx.boundaries[level]
-	if b == nil {
-		writeJSONError(w, http.StatusNotFound, "not_found", "no dataset your organisation reads without charge records "+level)
-		return
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/geo+json")
-	h.Set("Cache-Control", "private, max-age=600")
-	h.Del("Content-Security-Policy")
-	writeGzipped(w, r, b, idx.gzBoundaries[level])
 }

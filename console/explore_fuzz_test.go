@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -55,6 +56,34 @@ func FuzzPlaceSearch(f *testing.F) {
 			if !strings.Contains(strings.ToLower(p.Name), strings.ToLower(q)) {
 				t.Fatalf("%q does not hold %q", p.Name, q)
 			}
+		}
+	})
+}
+
+// FuzzLineTilePath: whatever the browser puts in a line tile's address,
+// an accepted one is a known layer within its zooms and the zoom's
+// matrix, and the same numbers written plainly are accepted alike.
+func FuzzLineTilePath(f *testing.F) {
+	for _, s := range [][4]string{{"outline", "0", "0", "0"}, {"state", "9", "240", "270"}, {"lga", "7", "60", "66"}, {"lga", "6", "1", "1"},
+		{"ward", "9", "1", "1"}, {"outline", "-1", "0", "0"}, {"outline", "1e3", "0", "0"}, {"outline", "009", "511", "511"}, {"", "", "", ""},
+		{"outline", "99999999", "0", "0"}, {"outline", "9", "512", "0"}} {
+		f.Add(s[0], s[1], s[2], s[3])
+	}
+	f.Fuzz(func(t *testing.T, layer, z, y, x string) {
+		lt, ok := parseLineTile(layer, z, y, x)
+		if !ok {
+			if lt != (lineTile{}) {
+				t.Fatalf("refused with %+v", lt)
+			}
+			return
+		}
+		minZ, known := lineMinZoom[layer]
+		if !known || lt.layer != layer || lt.z < minZ || lt.z > linesMaxZoom || lt.x < 0 || lt.y < 0 || lt.x >= 1<<lt.z || lt.y >= 1<<lt.z {
+			t.Fatalf("accepted %q %q %q %q as %+v", layer, z, y, x, lt)
+		}
+		again, ok := parseLineTile(layer, strconv.Itoa(lt.z), strconv.Itoa(lt.y), strconv.Itoa(lt.x))
+		if !ok || again != lt {
+			t.Fatalf("%+v written plainly reads as %+v, %v", lt, again, ok)
 		}
 	})
 }

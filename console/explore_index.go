@@ -1,7 +1,6 @@
 package console
 
 import (
-	"bytes"
 	"math"
 	"slices"
 	"sort"
@@ -15,12 +14,13 @@ import (
 	"frameindex/grid"
 )
 
-// Place search, state and LGA boundaries, and choropleth colour steps are
-// computed by the web application from the store, once per dataset
-// version, and kept in memory. They read the datasets the person's Explore
-// key reads; places and boundaries only those read without charge (owned,
-// or licensed by subscription), since a scan of a whole dataset is not a
-// request anyone could be charged for fairly. Colour steps of a per-query
+// Place search, state and LGA boundary lines (cut into tiles by
+// explore_lines.go), and choropleth colour steps are computed by the web
+// application from the store, once per dataset version, and kept in
+// memory. They read the datasets the person's Explore key reads; places
+// and boundaries only those read without charge (owned, or licensed by
+// subscription), since a scan of a whole dataset is not a request anyone
+// could be charged for fairly. Colour steps of a per-query
 // dataset are computed too: they disclose six numbers, and the map's
 // tiles of that dataset are charged as the API charges them.
 
@@ -42,10 +42,9 @@ type place struct {
 
 // placeData is the index of one set of datasets.
 type placeData struct {
-	places       []place
-	lower        []string          // lower-case names, parallel to places
-	boundaries   map[string][]byte // level -> GeoJSON
-	gzBoundaries map[string][]byte // the same gzipped
+	places []place
+	lower  []string            // lower-case names, parallel to places
+	lines  map[string]*lineSet // level -> boundary lines ready for tiles
 }
 
 // placeIndex keeps placeData per set of dataset versions (a few: every
@@ -167,45 +166,6 @@ func (e *edges) add(row, col int, v string) {
 	}
 }
 
-// geojson writes the edges as one MultiLineString feature, vertical runs
-// merged.
-func (e *edges) geojson() []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"MultiLineString","coordinates":[`)
-	first := true
-	line := func(lon0, lat0, lon1, lat1 float64) {
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		b.WriteString("[[")
-		b.WriteString(strconv.FormatFloat(lon0, 'f', 5, 64))
-		b.WriteByte(',')
-		b.WriteString(strconv.FormatFloat(lat0, 'f', 5, 64))
-		b.WriteString("],[")
-		b.WriteString(strconv.FormatFloat(lon1, 'f', 5, 64))
-		b.WriteByte(',')
-		b.WriteString(strconv.FormatFloat(lat1, 'f', 5, 64))
-		b.WriteString("]]")
-	}
-	for _, h := range e.horizontal {
-		line(grid.Lon(h[1]), grid.Lat(h[0]), grid.Lon(h[2]+1), grid.Lat(h[0]))
-	}
-	slices.Sort(e.vertical)
-	for i := 0; i < len(e.vertical); {
-		col, row := int(e.vertical[i]>>32), int(uint32(e.vertical[i]))
-		j := i + 1
-		for j < len(e.vertical) && e.vertical[j] == e.vertical[j-1]+1 {
-			j++
-		}
-		last := row + (j - i) - 1
-		line(grid.Lon(col), grid.Lat(row), grid.Lon(col), grid.Lat(last+1))
-		i = j
-	}
-	b.WriteString("]}}]}\n")
-	return b.Bytes()
-}
-
 // buildPlaces scans datasets once each for their places and boundaries.
 // Frames that are not lattice cells (an imported polygon grid) are
 // skipped: such grids have no places or boundaries here.
@@ -269,7 +229,7 @@ func buildPlaces(store *bolt.Store, datasets []bolt.Dataset) (*placeData, error)
 			return nil, err
 		}
 	}
-	pd := &placeData{boundaries: map[string][]byte{}, gzBoundaries: map[string][]byte{}}
+	pd := &placeData{lines: map[string]*lineSet{}}
 	for key, x := range ext {
 		within := ""
 		best := 0
@@ -294,8 +254,7 @@ func buildPlaces(store *bolt.Store, datasets []bolt.Dataset) (*placeData, error)
 		pd.lower[i] = strings.ToLower(p.Name)
 	}
 	for level, e := range bounds {
-		pd.boundaries[level] = e.geojson()
-		pd.gzBoundaries[level] = gzipBytes(pd.boundaries[level])
+		pd.lines[level] = newLineSet(e.lines(), lineMinZoom[level])
 	}
 	return pd, nil
 }

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -309,30 +308,8 @@ func TestExplore_WithoutAPI(t *testing.T) {
 	if res, _ := c.get("/console/explore"); res.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("explore without an API: %d", res.StatusCode)
 	}
-	if res, body := c.get("/console/explore/outline.geojson"); res.StatusCode != http.StatusNotFound || apiError(t, body) != "not_found" {
+	if res, body := c.get("/console/explore/lines/outline/0/0/0"); res.StatusCode != http.StatusNotFound || apiError(t, body) != "not_found" {
 		t.Errorf("outline without one: %d", res.StatusCode)
-	}
-}
-
-func TestExplore_Outline(t *testing.T) {
-	f, _ := exploreFixture(t)
-	c := f.signedIn("mo")
-	res, body := c.get("/console/explore/outline.geojson") // the client ungzips
-	if res.StatusCode != 200 || body != testOutline || res.Header.Get("Content-Type") != "application/geo+json" {
-		t.Errorf("outline: %d %s %.80s", res.StatusCode, res.Header.Get("Content-Type"), body)
-	}
-	req, _ := http.NewRequest(http.MethodGet, f.srv.URL+"/console/explore/outline.geojson", nil)
-	req.Header.Set("Accept-Encoding", "gzip")
-	res, body = c.do(req)
-	if res.Header.Get("Content-Encoding") != "gzip" {
-		t.Fatalf("no gzip: %v", res.Header)
-	}
-	zr, err := gzip.NewReader(strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := io.ReadAll(zr); string(b) != testOutline {
-		t.Errorf("gzipped outline: %.80s", b)
 	}
 }
 
@@ -363,7 +340,7 @@ func TestExplore_Vendor(t *testing.T) {
 	}
 }
 
-func TestExplore_BreaksPlacesBoundaries(t *testing.T) {
+func TestExplore_BreaksPlaces(t *testing.T) {
 	f, _ := exploreFixture(t)
 	c := f.signedIn("mo")
 	c.get("/console/explore")
@@ -382,9 +359,6 @@ func TestExplore_BreaksPlacesBoundaries(t *testing.T) {
 		{"places, none", "/console/explore/places?q=lagos", 200, "", []string{`{"data":[]}`}},
 		{"places, too short", "/console/explore/places?q=k", 400, "invalid", nil},
 		{"places, too long", "/console/explore/places?q=" + strings.Repeat("k", 101), 400, "invalid", nil},
-		{"state boundaries", "/console/explore/boundaries/state", 200, "", []string{`"MultiLineString"`}},
-		{"lga boundaries", "/console/explore/boundaries/lga", 200, "", []string{`"MultiLineString"`}},
-		{"ward boundaries", "/console/explore/boundaries/ward", 404, "not_found", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -408,57 +382,10 @@ func TestExplore_BreaksPlacesBoundaries(t *testing.T) {
 	if res, body := r.get("/console/explore/breaks?dataset=pop&attr=people"); res.StatusCode != 404 {
 		t.Errorf("rival reads acme's breaks: %d %s", res.StatusCode, body)
 	}
-	if res, body := r.get("/console/explore/boundaries/state"); res.StatusCode != 404 {
-		t.Errorf("rival reads acme's boundaries: %d %s", res.StatusCode, body)
-	}
 	// Without a key (never opened Explore) the calls say what to do.
 	n := f.signedIn("ada")
 	if res, body := n.get("/console/explore/places?q=kano"); res.StatusCode != 401 || !strings.Contains(body, "open Explore again") {
 		t.Errorf("no key: %d %s", res.StatusCode, body)
-	}
-}
-
-func TestEdges(t *testing.T) {
-	// Two rows of three frames: a | a | b over a | b | b.
-	e := newEdges()
-	for _, f := range []struct {
-		row, col int
-		v        string
-	}{{10, 5, "a"}, {10, 6, "a"}, {10, 7, "b"}, {11, 5, "a"}, {11, 6, "b"}, {11, 7, "b"}, {13, 5, "c"}} {
-		e.add(f.row, f.col, f.v)
-	}
-	var fc struct {
-		Features []struct {
-			Geometry struct {
-				Coordinates [][][2]float64 `json:"coordinates"`
-			} `json:"geometry"`
-		} `json:"features"`
-	}
-	if err := json.Unmarshal(e.geojson(), &fc); err != nil {
-		t.Fatal(err)
-	}
-	lines := fc.Features[0].Geometry.Coordinates
-	// A vertical edge west of (10,7), one west of (11,6), and a
-	// horizontal edge above (11,6); row 13 is not adjacent to row 11.
-	want := map[[2][2]float64]bool{
-		{{grid.Lon(6), grid.Lat(11)}, {grid.Lon(7), grid.Lat(11)}}: true,
-		{{grid.Lon(6), grid.Lat(11)}, {grid.Lon(6), grid.Lat(12)}}: true,
-		{{grid.Lon(7), grid.Lat(10)}, {grid.Lon(7), grid.Lat(11)}}: true,
-	}
-	if len(lines) != len(want) {
-		t.Fatalf("lines %v", lines)
-	}
-	for _, l := range lines {
-		k := [2][2]float64{{round5(l[0][0]), round5(l[0][1])}, {round5(l[1][0]), round5(l[1][1])}}
-		found := false
-		for w := range want {
-			if round5(w[0][0]) == k[0][0] && round5(w[0][1]) == k[0][1] && round5(w[1][0]) == k[1][0] && round5(w[1][1]) == k[1][1] {
-				found = true
-			}
-		}
-		if !found {
-			t.Errorf("unexpected line %v", l)
-		}
 	}
 }
 

@@ -84,6 +84,35 @@ func (p *person) mapPixels() (drawn, warm, total int) {
 	return drawn, warm, total
 }
 
+// sourceFeatures returns the number of features of a source's layer in
+// the tiles the map holds.
+func (p *person) sourceFeatures(source, layer string) int {
+	p.t.Helper()
+	return run(p, chromedp.Evaluate[int](fmt.Sprintf(`window.frameindexMap.querySourceFeatures(%q, {sourceLayer: %q}).length`, source, layer)))
+}
+
+// linePixels screenshots the map and counts its pixels within a small
+// distance of a colour.
+func (p *person) linePixels(r0, g0, b0 int) int {
+	p.t.Helper()
+	b := run(p, chromedp.Screenshot(chromedp.CSS("#map canvas")))
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		p.t.Fatalf("map screenshot: %v", err)
+	}
+	n := 0
+	bd := img.Bounds()
+	for y := bd.Min.Y; y < bd.Max.Y; y++ {
+		for x := bd.Min.X; x < bd.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if absInt(int(r>>8)-r0)+absInt(int(g>>8)-g0)+absInt(int(bl>>8)-b0) < 30 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 func absInt(v int) int {
 	if v < 0 {
 		return -v
@@ -136,8 +165,9 @@ func orgCredits(t *testing.T, data, org string) int {
 	return n
 }
 
-// TestBrowser_ExploreMap: the map draws the outline and, with a
-// choropleth chosen, the server's vector tiles (pixels of a screenshot
+// TestBrowser_ExploreMap: the map draws the outline, state and (from zoom
+// 7) LGA lines from the console's line tiles and, with a choropleth
+// chosen, the server's vector tiles (pixels of a screenshot
 // against the blank background); a click on Abuja shows the frame's id,
 // bbox and data, the per-query night lights charged in the panel and in
 // the ledger; the Explore key is listed in the Developers area.
@@ -149,6 +179,16 @@ func TestBrowser_ExploreMap(t *testing.T) {
 	if drawn < total/20 {
 		t.Errorf("the map drew %d of %d pixels: blank", drawn, total)
 	}
+	// The outline and the state lines are the server's vector tiles, drawn.
+	for _, sl := range [][2]string{{"outline", "outline"}, {"b-state", "state"}} {
+		if n := demo.sourceFeatures(sl[0], sl[1]); n == 0 {
+			t.Errorf("no features of %s in the map's tiles", sl[1])
+		}
+	}
+	if n := demo.linePixels(0x37, 0x47, 0x4f); n < 200 {
+		t.Errorf("%d pixels of the state lines' colour", n)
+	}
+	demo.shots("explore-lines")
 
 	// A choropleth of population: tiles of the population dataset.
 	now := run(demo, chromedp.Evaluate[int64](`Date.now()`))
@@ -160,6 +200,28 @@ func TestBrowser_ExploreMap(t *testing.T) {
 	_, warm, total := demo.mapPixels()
 	if warm < total/50 {
 		t.Errorf("the choropleth drew %d warm pixels of %d: no tiles drawn", warm, total)
+	}
+	// From zoom 7, the LGA lines too; every line came as a tile, none as
+	// a whole GeoJSON file.
+	if n := demo.sourceFeatures("b-lga", "lga"); n == 0 {
+		t.Error("no features of lga in the map's tiles")
+	}
+	// (MapLibre fetches tiles in its worker, out of the page's sight: the
+	// sources say where from.)
+	srcs := run(demo, chromedp.Evaluate[map[string]string](`(() => {
+	  const out = {}, ss = window.frameindexMap.getStyle().sources;
+	  for (const [id, s] of Object.entries(ss)) out[id] = s.type + " " + (s.tiles ? s.tiles[0] : "") + (typeof s.data === "string" ? s.data : "");
+	  return out;
+	})()`))
+	for id, layer := range map[string]string{"outline": "outline", "b-state": "state", "b-lga": "lga"} {
+		if want := "vector " + srv.base + "/console/explore/lines/" + layer + "/{z}/{y}/{x}"; srcs[id] != want {
+			t.Errorf("source %s: %q, want %q", id, srcs[id], want)
+		}
+	}
+	for id, s := range srcs {
+		if !strings.HasPrefix(s, "vector ") && id != "selection" {
+			t.Errorf("source %s is %q, not vector tiles", id, s)
+		}
 	}
 	if !strings.Contains(demo.text("#legend"), "Estimated population") {
 		t.Errorf("legend: %q", demo.text("#legend"))

@@ -467,3 +467,37 @@ func (t *mvtTile) encode(trim bool) (data []byte, all bool, err error) {
 	}
 	return data, false, err
 }
+
+// VectorTile is one layer of a Mapbox Vector Tile of WebMercatorQuad
+// tile z/x/y (extent 4096), for callers outside this package that draw
+// their own layers (the web application's outline and boundary lines).
+// Geometries are projected and clipped (to the tile and a buffer of 64
+// units) exactly as the collections' tiles are, so a line drawn on
+// frames' edges lands on the tile coordinates of those edges. Not safe
+// for concurrent use; each tile is built by one goroutine.
+type VectorTile struct{ t *mvtTile }
+
+// NewVectorTile starts tile z/x/y with one layer named layer. z, x and y
+// are not checked: the caller keeps them within WebMercatorQuad.
+func NewVectorTile(layer string, z, x, y int) *VectorTile {
+	return &VectorTile{t: newMVT(layer, z, x, y)}
+}
+
+// Add adds g, in degrees (longitude, latitude), as one feature without id
+// or properties: a (Multi)Point, (Multi)LineString or (Multi)Polygon. It
+// reports false, adding nothing, when nothing of g is left in the tile.
+func (v *VectorTile) Add(g orb.Geometry) bool {
+	if !v.t.geometry(g, 0, false) {
+		return false
+	}
+	v.t.done()
+	return true
+}
+
+// Len returns the number of features added.
+func (v *VectorTile) Len() int { return v.t.len() }
+
+// Encode returns the tile's protocol buffer, every feature in it (the
+// caller bounds the size). Errors: the encoder's, which do not happen for
+// geometries Add accepted.
+func (v *VectorTile) Encode() ([]byte, error) { return v.t.marshal(v.t.features) }

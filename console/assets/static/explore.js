@@ -1,6 +1,7 @@
 // The Explore map of frameindex's web application. Everything it draws
-// comes from this server: vector tiles of the API's OGC tile call, the
-// country outline and boundary lines; MapLibre GL JS is vendored. Calls go
+// comes from this server as vector tiles: the frames and choropleth from
+// the API's OGC tile call, the country outline and boundary lines from
+// the console's line tiles; MapLibre GL JS is vendored. Calls go
 // to /console/explore/..., where the server answers them through the API
 // on behalf of the signed-in person's organisation.
 "use strict";
@@ -118,8 +119,17 @@
   let choropleth = null; // {dataset, attr}
 
   map.on("load", () => {
-    map.addSource("outline", { type: "geojson", data: location.origin + base + "outline.geojson" });
-    map.addLayer({ id: "outline-fill", type: "fill", source: "outline", paint: { "fill-color": "#ffffff", "fill-opacity": 0.85 } });
+    // The outline and boundary lines are vector tiles of this server up
+    // to zoom 9 (the frames' zoom: the lines lie on the frames' edges);
+    // deeper zooms draw them larger. LGAs from zoom 7.
+    const lines = (layer, minzoom) => ({
+      type: "vector",
+      tiles: [location.origin + base + "lines/" + layer + "/{z}/{y}/{x}"],
+      minzoom: minzoom,
+      maxzoom: 9,
+    });
+    map.addSource("outline", lines("outline", 0));
+    map.addLayer({ id: "outline-fill", type: "fill", source: "outline", "source-layer": "outline", paint: { "fill-color": "#ffffff", "fill-opacity": 0.85 } });
     map.addSource("frames", {
       type: "vector",
       tiles: [location.origin + base + "tiles/frames/{z}/{y}/{x}"],
@@ -138,18 +148,19 @@
       paint: { "line-color": "#7d8a93", "line-width": ["interpolate", ["linear"], ["zoom"], 11, 0.3, 15, 1] },
     });
     for (const level of cfg.boundaries) {
-      map.addSource("b-" + level, { type: "geojson", data: location.origin + base + "boundaries/" + level, tolerance: 0.2 });
+      map.addSource("b-" + level, lines(level, level === "lga" ? 7 : 4));
       map.addLayer({
         id: "b-" + level,
         type: "line",
         source: "b-" + level,
+        "source-layer": level,
         minzoom: level === "lga" ? 7 : 0,
         paint: level === "state"
           ? { "line-color": "#37474f", "line-width": ["interpolate", ["linear"], ["zoom"], 5, 0.8, 10, 2] }
           : { "line-color": "#607d8b", "line-width": 0.6, "line-dasharray": [3, 2] },
       });
     }
-    map.addLayer({ id: "outline-line", type: "line", source: "outline", paint: { "line-color": "#0b6e4f", "line-width": 1.6 } });
+    map.addLayer({ id: "outline-line", type: "line", source: "outline", "source-layer": "outline", paint: { "line-color": "#0b6e4f", "line-width": 1.6 } });
     map.addSource("selection", { type: "geojson", data: { type: "FeatureCollection", features: [] } });
     map.addLayer({ id: "selection-fill", type: "fill", source: "selection", paint: { "fill-color": "#1a5fb4", "fill-opacity": 0.3 } });
     map.addLayer({ id: "selection-line", type: "line", source: "selection", paint: { "line-color": "#1a5fb4", "line-width": 2 } });
