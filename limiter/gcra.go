@@ -17,6 +17,14 @@ type Cell struct {
 	Retry    int64 // set by Decide: when this cell refuses, nanoseconds until it holds Count tokens
 }
 
+// Cost is the nanoseconds of refill the cell's Count tokens take,
+// saturated at math.MaxInt64.
+func (c Cell) Cost() int64 { return satMul(c.Count, c.Interval) }
+
+// Span is the nanoseconds a full bucket of the cell took to fill from
+// empty (Burst tokens), saturated at math.MaxInt64.
+func (c Cell) Span() int64 { return satMul(c.Burst, c.Interval) }
+
 // Decide decides a take over cells: a bucket of capacity B refilling one
 // token every T nanoseconds, full again in Debt nanoseconds, holds
 // B - Debt/T tokens, and can spend c of them when Debt + c*T <= B*T. It is
@@ -32,8 +40,8 @@ func Decide(cells []Cell) Decision {
 		if c.Count == 0 {
 			continue // merged into an earlier cell
 		}
-		span := satMul(c.Burst, c.Interval)
-		c.After = satAdd(c.Debt, satMul(c.Count, c.Interval))
+		span := c.Span()
+		c.After = satAdd(c.Debt, c.Cost())
 		if c.After > span {
 			allowed = false
 			c.Retry = c.After - span

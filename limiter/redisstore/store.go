@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/url"
 	"strings"
 	"sync"
@@ -277,8 +278,8 @@ func (s *Store) newCall(now time.Time, slots []slot) *call {
 	for i := range slots {
 		sl := &slots[i]
 		c.keys[i] = bucketKey(s.prefix, sl.kind, sl.id)
-		cs, cn := split(satMul(sl.cell.Count, sl.cell.Interval))
-		ss, sn := split(satMul(sl.cell.Burst, sl.cell.Interval))
+		cs, cn := split(sl.cell.Cost())
+		ss, sn := split(sl.cell.Span())
 		c.nums[4*i], c.nums[4*i+1], c.nums[4*i+2], c.nums[4*i+3] = cs, cn, ss, sn
 	}
 	return c
@@ -296,7 +297,9 @@ func (s *Store) decision(slots []slot, reply []int64) (limiter.Decision, error) 
 	for i := range slots {
 		ds, dn := reply[1+2*i], reply[2+2*i]
 		cells[i] = slots[i].cell
-		cells[i].Debt = satAdd(satMul(ds, 1e9), dn) // ds in [0, 9223372036]: no overflow
+		// ds is at most 9223372036 (the script clamps): ds*1e9 cannot
+		// overflow, and dn is held to what is left below MaxInt64.
+		cells[i].Debt = ds*1e9 + min(dn, math.MaxInt64-ds*1e9)
 	}
 	d := limiter.Decide(cells[:len(slots)])
 	if d.Allowed != (reply[0] == 1) {
