@@ -81,15 +81,7 @@ func (s *Store) BeginImport(d Dataset, now time.Time) (*ImportWriter, error) {
 		if err := deleteVersions(versions, d.ID, prev); err != nil {
 			return err
 		}
-		v, err := versions.CreateBucket(versionBucketName(d.ID, prev+1))
-		if err != nil {
-			return err
-		}
-		if _, err := v.CreateBucket(bucketVFrames); err != nil {
-			return err
-		}
-		_, err = v.CreateBucket(bucketVFeats)
-		return err
+		return createVersion(versions, versionBucketName(d.ID, prev+1))
 	})
 	if err != nil {
 		mu.Unlock()
@@ -270,5 +262,19 @@ func (w *ImportWriter) fail(err error) error {
 	w.finished, w.failed = true, err
 	_ = w.s.update(func(tx *bbolt.Tx) error { return dropVersion(tx, w.staging) })
 	w.mu.Unlock()
+	return err
+}
+
+// createVersion creates, in parent, the empty bucket name of one dataset
+// version with its frames and features buckets.
+func createVersion(parent *bbolt.Bucket, name []byte) error {
+	v, err := parent.CreateBucket(name)
+	if err != nil {
+		return err
+	}
+	if _, err := v.CreateBucket(bucketVFrames); err != nil {
+		return err
+	}
+	_, err = v.CreateBucket(bucketVFeats)
 	return err
 }

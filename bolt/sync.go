@@ -279,15 +279,7 @@ func (s *Store) applySync(ctx context.Context, src *Store, stx *bbolt.Tx, copies
 			if err != nil {
 				return err
 			}
-			v, err := parent.CreateBucket(name)
-			if err != nil {
-				return err
-			}
-			if _, err := v.CreateBucket(bucketVFrames); err != nil {
-				return err
-			}
-			_, err = v.CreateBucket(bucketVFeats)
-			return err
+			return createVersion(parent, name)
 		})
 		if err != nil {
 			return err

@@ -532,6 +532,24 @@ func (s *Server) exploreReadable(w http.ResponseWriter, r *http.Request) ([]bolt
 	return nil, false
 }
 
+// exploreIndex answers the place index (places and boundary lines) of
+// what the person's Explore key reads without charge, or writes the error
+// and returns false; what names what failed to build, for the log and
+// the message.
+func (s *Server) exploreIndex(w http.ResponseWriter, r *http.Request, what string) (*placeData, bool) {
+	acc, ok := s.exploreReadable(w, r)
+	if !ok {
+		return nil, false
+	}
+	idx, err := s.explore.places.get(s.store, acc)
+	if err != nil {
+		s.log.Error("console: building the "+what+" failed", "err", err)
+		writeJSONError(w, http.StatusInternalServerError, "internal", "the "+what+" could not be read; try again")
+		return nil, false
+	}
+	return idx, true
+}
+
 // handlePlaces answers a place search: GET /console/explore/places?q=
 // (2 to 100 characters), the places whose names hold q, best first.
 func (s *Server) handlePlaces(w http.ResponseWriter, r *http.Request) {
@@ -540,14 +558,8 @@ func (s *Server) handlePlaces(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, "invalid", "type 2 to 100 characters of a place's name")
 		return
 	}
-	acc, ok := s.exploreReadable(w, r)
+	idx, ok := s.exploreIndex(w, r, "places")
 	if !ok {
-		return
-	}
-	idx, err := s.explore.places.get(s.store, acc)
-	if err != nil {
-		s.log.Error("console: building the place index failed", "err", err)
-		writeJSONError(w, http.StatusInternalServerError, "internal", "the places could not be read; try again")
 		return
 	}
 	writeJSONData(w, r, idx.search(q, 12))

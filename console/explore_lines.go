@@ -349,14 +349,8 @@ func (s *Server) handleLines(w http.ResponseWriter, r *http.Request) {
 		}
 		tb, err = o.cache.get(t, o.tile)
 	} else {
-		acc, ok := s.exploreReadable(w, r)
+		idx, ok := s.exploreIndex(w, r, "boundaries")
 		if !ok {
-			return
-		}
-		idx, ierr := s.explore.places.get(s.store, acc)
-		if ierr != nil {
-			s.log.Error("console: building the boundaries failed", "err", ierr)
-			writeJSONError(w, http.StatusInternalServerError, "internal", "the boundaries could not be read; try again")
 			return
 		}
 		ls := idx.lines[t.layer]

@@ -101,11 +101,13 @@ const (
 // but is not a valid key; errors of the KeyLookup are returned as they are
 // (see KeyLookup). Messages never echo the key.
 func (s *Server) authenticate(r *http.Request) (bolt.Key, error) {
-	if k, ok := behalfOf(r); ok { // a request of ServeAs, which checked the key
-		return k, nil
-	}
 	vals := r.Header.Values("Authorization")
 	if len(vals) == 0 || (len(vals) == 1 && strings.TrimSpace(vals[0]) == "") {
+		// ServeAs drops the header, so only a request without one can be
+		// its: requests with a key do not pay for the context lookup.
+		if k, ok := behalfOf(r); ok { // ServeAs checked the key
+			return k, nil
+		}
 		if where := misplacedKey(r); where != "" {
 			return bolt.Key{}, newError(codeUnauthorized,
 				"an API key was sent in "+where+", where keys are not read; "+bearerHint)

@@ -77,8 +77,18 @@ func (s *Store) Licences(orgID string) ([]bolt.Licence, error) {
 	return out, nil
 }
 
-func ownsError(orgID, dataset string) error {
-	return bolt.Errorf(bolt.ErrInvalid, "organisation %s owns dataset %s: an owner reads its own datasets without a licence", orgID, dataset)
+// licensable checks that organisation orgID may license dataset, one of
+// the catalogue's that it does not own. Errors: those of dataset;
+// bolt.ErrInvalid for the owner.
+func (s *Store) licensable(orgID, dataset string) error {
+	d, err := s.dataset(dataset)
+	if err != nil {
+		return err
+	}
+	if d.Owner == orgID {
+		return bolt.Errorf(bolt.ErrInvalid, "organisation %s owns dataset %s: an owner reads its own datasets without a licence", orgID, dataset)
+	}
+	return nil
 }
 
 // GrantLicence is bolt.Store.GrantLicence; the dataset is looked up in the
@@ -92,14 +102,10 @@ func (s *Store) GrantLicence(orgID, dataset, mode string, now time.Time) (bolt.L
 		if _, err := getOrg(ctx, tx, orgID); err != nil {
 			return err
 		}
-		d, err := s.dataset(dataset)
-		if err != nil {
+		if err := s.licensable(orgID, dataset); err != nil {
 			return err
 		}
-		if d.Owner == orgID {
-			return ownsError(orgID, dataset)
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO licences (org, dataset, mode, granted) VALUES ($1, $2, $3, $4)
+		_, err := tx.Exec(ctx, `INSERT INTO licences (org, dataset, mode, granted) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (org, dataset) DO UPDATE SET mode = excluded.mode, granted = excluded.granted`,
 			l.OrgID, l.Dataset, l.Mode, l.Granted)
 		return err
@@ -257,12 +263,8 @@ func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (bolt.Licence
 		if err != nil {
 			return err
 		}
-		d, err := s.dataset(dataset)
-		if err != nil {
+		if err := s.licensable(orgID, dataset); err != nil {
 			return err
-		}
-		if d.Owner == orgID {
-			return ownsError(orgID, dataset)
 		}
 		var o bolt.Offer
 		err = tx.QueryRow(ctx, "SELECT mode, price FROM offers WHERE dataset = $1 FOR SHARE", dataset).Scan(&o.Mode, &o.Price)
