@@ -57,34 +57,30 @@ func auditText(s string) string {
 // characters and cut to 500 bytes. Errors: ErrInvalid when Actor, Action
 // or Outcome is empty; errors of the file.
 func (s *Store) AppendAudit(e AuditEntry) (AuditEntry, error) {
-	if e.Time.IsZero() {
-		e.Time = s.clock()
-	}
-	e.Time = e.Time.Round(0).UTC()
-	for _, f := range []*string{&e.Actor, &e.Org, &e.Action, &e.Target, &e.Detail, &e.Addr, &e.Outcome, &e.Reason} {
-		*f = auditText(*f)
-	}
-	if e.Actor == "" || e.Action == "" || e.Outcome == "" {
-		return AuditEntry{}, errorf(ErrInvalid, nil, "audit entry needs an actor, an action and an outcome")
-	}
-	err := s.update(func(tx *bbolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists(bucketAudit)
-		if err != nil {
-			return err
-		}
-		if e.Seq, err = b.NextSequence(); err != nil {
-			return err
-		}
-		v, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		return b.Put(binary.BigEndian.AppendUint64(nil, e.Seq), v)
-	})
+	e, err := CleanAudit(e, s.clock())
 	if err != nil {
 		return AuditEntry{}, err
 	}
+	if err := s.unaudited().update(func(tx *bbolt.Tx) error { return appendAudit(tx, &e) }); err != nil {
+		return AuditEntry{}, err
+	}
 	return e, nil
+}
+
+// appendAudit numbers the cleaned entry e and appends it in tx.
+func appendAudit(tx *bbolt.Tx, e *AuditEntry) error {
+	b, err := tx.CreateBucketIfNotExists(bucketAudit)
+	if err != nil {
+		return err
+	}
+	if e.Seq, err = b.NextSequence(); err != nil {
+		return err
+	}
+	v, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	return b.Put(binary.BigEndian.AppendUint64(nil, e.Seq), v)
 }
 
 // AuditLog returns the newest limit entries (all when limit <= 0) of the

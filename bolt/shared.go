@@ -90,7 +90,7 @@ func PrepareKey(req MintRequest, now time.Time, random io.Reader) (Key, string, 
 		now = req.Now
 	}
 	now = now.Round(0).UTC()
-	s := &Store{rand: random}
+	s := &Store{dataFile: &dataFile{rand: random}}
 	id, err := s.newKeyID()
 	if err != nil {
 		return Key{}, "", err

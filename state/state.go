@@ -86,3 +86,18 @@ type Store interface {
 
 // The one-node implementation.
 var _ Store = (*bolt.Store)(nil)
+
+// Audited returns s writing *e to its audit log in the transaction of the
+// change its next call makes (see bolt.Store.Audited): the change and its
+// entry are committed together or not at all, and *e is then the entry as
+// stored (Seq set). A store that cannot do so is returned unchanged and
+// leaves e.Seq 0, for the caller to append the entry itself.
+func Audited(s Store, e *bolt.AuditEntry) Store {
+	switch s := s.(type) {
+	case *bolt.Store:
+		return s.Audited(e)
+	case interface{ Audited(*bolt.AuditEntry) Store }:
+		return s.Audited(e)
+	}
+	return s
+}

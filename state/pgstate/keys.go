@@ -83,6 +83,9 @@ func (s *Store) MintKey(req bolt.MintRequest) (bolt.Key, string, error) {
 				}
 				continue
 			}
+			if err == nil {
+				s.audit.setTarget(k.ID)
+			}
 			return err
 		}
 	})
