@@ -69,7 +69,7 @@ func TestListen_WindowsAccessList(t *testing.T) {
 	go func() { done <- Serve(ctx, l, &Ops{Store: s}, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
 	defer func() { cancel(); <-done }()
 	var o bolt.Org
-	if err := Call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, &o); err != nil || o.ID != "acme" {
+	if err := call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, &o); err != nil || o.ID != "acme" {
 		t.Fatalf("org.add through the socket: %+v, %v", o, err)
 	}
 }
