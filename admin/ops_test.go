@@ -207,12 +207,11 @@ func TestSocket_RoundTrip(t *testing.T) {
 	go func() { done <- Serve(ctx, l, ops, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	var o bolt.Org
-	if err := call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, &o); err != nil || o.ID != "acme" || o.Plan != "trial" {
+	if o, err := Call(ctx, path, AddOrgOp, OrgAdd{ID: "acme"}); err != nil || o.ID != "acme" || o.Plan != "trial" {
 		t.Fatalf("org.add: %+v %v", o, err)
 	}
-	var m Minted
-	if err := call(ctx, path, OpKeyMint, KeyMint{OrgID: "acme", Preset: "analyst", TTL: "30d"}, &m); err != nil {
+	m, err := Call(ctx, path, MintKeyOp, KeyMint{OrgID: "acme", Preset: "analyst", TTL: "30d"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if c := <-changes; c != ChangeKeys {
@@ -221,8 +220,7 @@ func TestSocket_RoundTrip(t *testing.T) {
 	if want := ops.Now().Add(30 * 24 * time.Hour); !m.Key.Expires.Equal(want) || len(m.Secret) < 40 {
 		t.Fatalf("minted %+v", m.Key)
 	}
-	var keys []KeyView
-	if err := call(ctx, path, OpKeyList, KeyList{OrgID: "acme"}, &keys); err != nil || len(keys) != 1 || keys[0].ID != m.Key.ID {
+	if keys, err := Call(ctx, path, KeysOp, KeyList{OrgID: "acme"}); err != nil || len(keys) != 1 || keys[0].ID != m.Key.ID {
 		t.Fatalf("key.list: %+v %v", keys, err)
 	}
 	err = call(ctx, path, OpKeyMint, KeyMint{OrgID: "nope", Preset: "full"}, nil)
