@@ -46,8 +46,12 @@
 //   - CSRF: every change carries the session's token in a form field (the
 //     sign-in form a double-submitted cookie token), and a browser's
 //     Origin and Sec-Fetch-Site must name this server.
-//   - Failed sign-ins are throttled per account name and per client
-//     address (the peer address: forwarded-for headers are not believed).
+//   - Failed sign-ins are throttled per person (whatever login they type)
+//     and per client address (the peer address, IPv6 by its /64:
+//     forwarded-for headers are not believed). An attempt is counted
+//     before its password is checked, in one step with the check, and
+//     password hashes run at most two at a time behind a short queue
+//     (429 past it), so a burst neither beats the throttle nor the memory.
 //   - Roles are checked by each handler of a change, whatever the page
 //     showed; every lookup is scoped to the session's organisation, so a
 //     key or a member of another organisation is "not found".

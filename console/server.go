@@ -58,6 +58,7 @@ type Server struct {
 	secure   bool
 	uses     *bolt.KeyUses
 	throttle *throttle
+	hashes   *hashGate
 	mux      *http.ServeMux
 	pages    *pages
 	explore  *explorer // the Explore map (explore.go)
@@ -85,6 +86,7 @@ func New(cfg Config) *Server {
 		secure:   cfg.SecureCookies,
 		uses:     bolt.NewKeyUses(),
 		throttle: newThrottle(),
+		hashes:   newHashGate(hashSlots, hashQueue),
 		mux:      http.NewServeMux(),
 		pages:    mustParsePages(),
 		explore:  newExplorer(cfg.Outline),
