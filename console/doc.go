@@ -45,7 +45,10 @@
 //     person.
 //   - CSRF: every change carries the session's token in a form field (the
 //     sign-in form a double-submitted cookie token), and a browser's
-//     Origin and Sec-Fetch-Site must name this server.
+//     Origin and Sec-Fetch-Site must name this server. The Explore map's
+//     GETs, which may spend credits, need proof too (Sec-Fetch-Site
+//     same-origin or none, else the token in X-CSRF-Token), and its key
+//     is minted only by a POST.
 //   - Failed sign-ins are throttled per person (whatever login they type)
 //     and per client address (the peer address, IPv6 by its /64:
 //     forwarded-for headers are not believed). An attempt is counted
