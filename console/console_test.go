@@ -2,6 +2,7 @@ package console
 
 import (
 	"errors"
+	"frameindex/origin"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -25,16 +26,23 @@ func TestServer_CookieFlags(t *testing.T) {
 	tests := []struct {
 		name       string
 		tls        bool
-		secure     bool // Config.SecureCookies
+		secure     bool   // Config.SecureCookies
+		public     string // serve --public-url
 		wantSecure bool
 	}{
 		{name: "plain HTTP", wantSecure: false},
 		{name: "TLS", tls: true, wantSecure: true},
 		{name: "behind a TLS proxy", secure: true, wantSecure: true},
+		{name: "public https URL", public: "https://maps.example.gov.ng", wantSecure: true},
+		{name: "public http URL", public: "http://maps.example.gov.ng", wantSecure: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, tt.tls, Config{SecureCookies: tt.secure})
+			base, err := origin.New(tt.public, "127.0.0.1:8080")
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := newFixture(t, tt.tls, Config{SecureCookies: tt.secure, Origin: base})
 			c := f.client()
 			res, _ := c.get("/console/signin")
 			for _, ck := range res.Cookies() {

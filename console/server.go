@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"errors"
+	"frameindex/origin"
 	"frameindex/state"
 	"log/slog"
 	"net"
@@ -38,6 +39,10 @@ type Config struct {
 	// behind a TLS-terminating proxy. Requests that arrive over TLS always
 	// get Secure cookies.
 	SecureCookies bool
+	// Origin names this server in links (the keys page's example calls);
+	// an https public URL makes cookies Secure. nil allows loopback hosts
+	// only (see package origin).
+	Origin *origin.Base
 	// FlushEvery is how often key uses are written to the file and expired
 	// sessions pruned; 0 means a minute.
 	FlushEvery time.Duration
@@ -56,6 +61,7 @@ type Server struct {
 	now      func() time.Time
 	limits   bolt.SessionLimits
 	secure   bool
+	origin   *origin.Base
 	uses     *bolt.KeyUses
 	throttle *throttle
 	hashes   *hashGate
@@ -83,7 +89,8 @@ func New(cfg Config) *Server {
 		log:      cfg.Logger,
 		now:      cfg.Now,
 		limits:   cfg.Sessions,
-		secure:   cfg.SecureCookies,
+		secure:   cfg.SecureCookies || cfg.Origin.Secure(),
+		origin:   cfg.Origin,
 		uses:     bolt.NewKeyUses(),
 		throttle: newThrottle(),
 		hashes:   newHashGate(hashSlots, hashQueue),

@@ -336,30 +336,6 @@ func TestMatch(t *testing.T) {
 	}
 }
 
-func TestBaseURL(t *testing.T) {
-	for _, tc := range []struct {
-		host, proto, fhost, want string
-	}{
-		{"example.org:8080", "", "", "http://example.org:8080/ogc"},
-		{"example.org", "https", "", "https://example.org/ogc"},
-		{"internal:8080", "https", "maps.example.org", "https://maps.example.org/ogc"},
-		{"bad host<>", "", "", "http://localhost/ogc"},
-		{"example.org", "", "evil\"host", "http://example.org/ogc"},
-	} {
-		r, _ := http.NewRequest("GET", "http://x/ogc", nil)
-		r.Host = tc.host
-		if tc.proto != "" {
-			r.Header.Set("X-Forwarded-Proto", tc.proto)
-		}
-		if tc.fhost != "" {
-			r.Header.Set("X-Forwarded-Host", tc.fhost)
-		}
-		if got := baseURL(r); got != tc.want {
-			t.Errorf("%+v: %s", tc, got)
-		}
-	}
-}
-
 // decodeCommands decodes one feature's geometry commands into rings or
 // points, as a client would.
 func decodeCommands(t *testing.T, cmds []uint32) [][]orb.Point {
