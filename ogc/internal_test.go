@@ -2,9 +2,11 @@ package ogc
 
 import (
 	"encoding/json"
+	"frameindex/origin"
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"slices"
@@ -332,6 +334,31 @@ func TestMatch(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("pattern %s routes nowhere", p)
+		}
+	}
+}
+
+// TestLinks_ForgedHost: the links of an answer name this server as its
+// origin says, whatever Host and X-Forwarded-Host the request carries.
+func TestLinks_ForgedHost(t *testing.T) {
+	pub, _ := origin.New("https://maps.example.gov.ng", "127.0.0.1:8080")
+	for _, tc := range []struct {
+		base *origin.Base
+		want string
+	}{
+		{nil, "http://localhost/ogc/conformance"},
+		{pub, "https://maps.example.gov.ng/ogc/conformance"},
+	} {
+		s := New(Config{Origin: tc.base})
+		r := httptest.NewRequest(http.MethodGet, "http://evil.example/ogc", nil)
+		r.Header.Set("X-Forwarded-Host", "evil.example")
+		r.Header.Set("X-Forwarded-Proto", "https")
+		w := httptest.NewRecorder()
+		if err := s.ServeKeyed(w, r, bolt.Key{ID: "k1", OrgID: "acme"}, "req-1"); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(w.Body.String(), tc.want) || strings.Contains(w.Body.String(), "evil.example") {
+			t.Errorf("%v: %d %.300s", tc.base.Public(), w.Code, w.Body)
 		}
 	}
 }
