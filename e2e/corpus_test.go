@@ -489,12 +489,22 @@ func corpusSelection(t *testing.T, s *server, key string, sel oracle.Selection) 
 // corpusScore counts one file's matches.
 type corpusScore struct {
 	lines, plans, figures, figureLines int
-	byAgg                              map[string][2]int // agg -> plans matched, lines
+	byAgg, byRegister                  map[string][2]int // agg or register -> plans matched, lines
 }
 
 func (c corpusScore) planPct() float64 { return 100 * float64(c.plans) / math.Max(1, float64(c.lines)) }
 func (c corpusScore) figurePct() float64 {
 	return 100 * float64(c.figures) / math.Max(1, float64(c.figureLines))
+}
+
+// tally writes counts of matches by key: "gis 3/17, plain 40/112".
+func tally(m map[string][2]int) string {
+	parts := make([]string, 0, len(m))
+	for k, n := range m {
+		parts = append(parts, fmt.Sprintf("%s %d/%d", k, n[0], n[1]))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }
 
 // TestE2E_Corpus asks every corpus question of the demo and scores the
@@ -560,7 +570,7 @@ func TestE2E_Corpus(t *testing.T) {
 	}
 
 	for _, f := range files {
-		sc := corpusScore{byAgg: map[string][2]int{}}
+		sc := corpusScore{byAgg: map[string][2]int{}, byRegister: map[string][2]int{}}
 		for _, l := range lines[f.name] {
 			frames, ok := selFrames[l.Select]
 			if !ok {
@@ -576,15 +586,17 @@ func TestE2E_Corpus(t *testing.T) {
 				t.Fatalf("%s %s: %v", f.name, l.ID, err)
 			}
 			sc.lines++
-			agg := sc.byAgg[l.Expect.Agg]
+			agg, reg := sc.byAgg[l.Expect.Agg], sc.byRegister[l.Register]
 			agg[1]++
+			reg[1]++
 			if why := planMismatch(l.Expect, a.Plan, a.Confidence); len(why) == 0 {
 				sc.plans++
 				agg[0]++
+				reg[0]++
 			} else {
 				t.Logf("%s %s %q: plan: %s", f.name, l.ID, l.Q, strings.Join(why, "; "))
 			}
-			sc.byAgg[l.Expect.Agg] = agg
+			sc.byAgg[l.Expect.Agg], sc.byRegister[l.Register] = agg, reg
 			if l.Expect.Confidence == "unknown" {
 				continue // nothing to compute
 			}
@@ -607,13 +619,8 @@ func TestE2E_Corpus(t *testing.T) {
 				t.Logf("%s %s %q: figure: %s", f.name, l.ID, l.Q, why)
 			}
 		}
-		aggs := make([]string, 0, len(sc.byAgg))
-		for g, n := range sc.byAgg {
-			aggs = append(aggs, fmt.Sprintf("%s %d/%d", g, n[0], n[1]))
-		}
-		sort.Strings(aggs)
-		t.Logf("corpus %s: plans %d/%d (%.1f%%), figures %d/%d (%.1f%%); plans by agg: %s",
-			f.name, sc.plans, sc.lines, sc.planPct(), sc.figures, sc.figureLines, sc.figurePct(), strings.Join(aggs, ", "))
+		t.Logf("corpus %s: plans %d/%d (%.1f%%), figures %d/%d (%.1f%%); plans by register: %s; by agg: %s",
+			f.name, sc.plans, sc.lines, sc.planPct(), sc.figures, sc.figureLines, sc.figurePct(), tally(sc.byRegister), tally(sc.byAgg))
 		if sc.planPct() < f.floorPlan || sc.figurePct() < f.floorFig {
 			t.Errorf("corpus %s: plans %.1f%% (floor %.1f%%), figures %.1f%% (floor %.1f%%)",
 				f.name, sc.planPct(), f.floorPlan, sc.figurePct(), f.floorFig)

@@ -335,3 +335,23 @@ func TestCorpusWellFormed(t *testing.T) {
 		t.Errorf("corpus: %d questions, want at least 300", total)
 	}
 }
+
+// FuzzReadLines: any input is read or refused, never a panic, and a line
+// read is whole (id, selection, aggregation).
+func FuzzReadLines(f *testing.F) {
+	f.Add(`{"id":"a","q":"x","select":"s","expect":{"agg":"total","measure":"population_2020"}}`)
+	f.Add(`{"id":"b","q":"y","select":"s","expect":{"agg":"count","filters":[{"measure":"facility_count","op":"=","value":0}],"join":"and"}}` + "\n\n")
+	f.Add(`{"id":"c","q":"","select":"s","expect":{"agg":"coverage","distanceKm":5,"distanceOp":"beyond","feature":"health","unread":["x"]}}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		lines, err := ReadLines(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for _, l := range lines {
+			if l.ID == "" || l.Select == "" || l.Expect.Agg == "" {
+				t.Fatalf("read an incomplete line %+v", l)
+			}
+			Eval(l.Expect, fixture(), points) // whatever it asks, no panic
+		}
+	})
+}
