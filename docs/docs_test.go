@@ -434,3 +434,61 @@ func TestDocs_RunnableBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestContract_ImportDiagram checks the diagram of docs/contract.md §9
+// against `go list`: every package imports only packages on lower lines,
+// and every package of the program is on a line (test helpers, tools and
+// the tests' own packages aside).
+func TestContract_ImportDiagram(t *testing.T) {
+	text, err := os.ReadFile("contract.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(text), "(`go list -deps` shows it; no cycle is possible):\n\n```\n")
+	diagram, _, ok2 := strings.Cut(after, "```")
+	if !ok || !ok2 {
+		t.Fatal("contract.md §9 has no import diagram after \"no cycle is possible\"")
+	}
+	level := map[string]int{}
+	for i, line := range strings.Split(strings.TrimSpace(diagram), "\n") {
+		line, _, _ = strings.Cut(line, "   wires")
+		for _, p := range strings.Fields(line) {
+			level[p] = i
+		}
+	}
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const mod = "frameindex"
+	for _, row := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(row)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(f[0], mod), "/")
+		if pkg == "" {
+			pkg = "main"
+		}
+		at, listed := level[pkg]
+		if !listed {
+			last := pkg[strings.LastIndex(pkg, "/")+1:]
+			if pkg == "e2e" || pkg == "docs" || strings.HasPrefix(pkg, "scripts/") ||
+				strings.HasPrefix(pkg, "internal/") || strings.Contains(last, "test") {
+				continue
+			}
+			t.Errorf("package %s is not in the import diagram of docs/contract.md §9", pkg)
+			continue
+		}
+		for _, imp := range f[1:] {
+			if !strings.HasPrefix(imp, mod+"/") {
+				continue
+			}
+			imp = strings.TrimPrefix(imp, mod+"/")
+			if l, ok := level[imp]; !ok {
+				t.Errorf("%s imports %s, which the diagram of docs/contract.md §9 does not show", pkg, imp)
+			} else if l <= at {
+				t.Errorf("%s imports %s, on its own line or above it in docs/contract.md §9: move one of them or change the import", pkg, imp)
+			}
+		}
+	}
+}
