@@ -16,6 +16,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/index"
+	"frameindex/state"
 )
 
 // latticeGrid is 40 x 40 cells around Abuja with ragged rows and a hole;
@@ -257,8 +258,8 @@ func TestEachMember(t *testing.T) {
 }
 
 func TestAttrLayout(t *testing.T) {
-	d := &bolt.Dataset{Attributes: []bolt.Attribute{
-		{Name: "population_2020", Type: bolt.TypeNumber}, {Name: "state", Type: bolt.TypeCategory}, {Name: "density", Type: bolt.TypeNumber}}}
+	d := &state.Dataset{Attributes: []state.Attribute{
+		{Name: "population_2020", Type: state.TypeNumber}, {Name: "state", Type: state.TypeCategory}, {Name: "density", Type: state.TypeNumber}}}
 	l := newAttrLayout(d)
 	tests := []struct{ attrs, want string }{
 		{`{"population_2020":1200,"state":"Kano","density":1.5}`, `"population_2020":1200.0,"state":"Kano","density":1.5`},

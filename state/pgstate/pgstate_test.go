@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"frameindex/bolt"
+	"frameindex/state"
 	"frameindex/state/pgstate"
 	"frameindex/state/pgstate/pgtest"
 	"frameindex/state/statetest"
@@ -46,16 +47,16 @@ func TestConformance(t *testing.T) {
 	c := pgtest.Shared(t)
 	statetest.Run(t, func(t *testing.T) statetest.Env {
 		s, cat, _ := openPG(t, c)
-		return statetest.Env{Store: s, AddDataset: func(t *testing.T, d bolt.Dataset) { statetest.ImportDataset(t, cat, d) }}
+		return statetest.Env{Store: s, AddDataset: func(t *testing.T, d state.Dataset) { statetest.ImportDataset(t, cat, d) }}
 	})
 }
 
 // importB stores d in the catalogue cat with one frame, for benchmarks.
-func importB(b *testing.B, cat *bolt.Store, d bolt.Dataset) {
-	if _, err := cat.AddOrg(bolt.Org{ID: d.Owner}); err != nil {
+func importB(b *testing.B, cat *bolt.Store, d state.Dataset) {
+	if _, err := cat.AddOrg(state.Org{ID: d.Owner}); err != nil {
 		b.Fatal(err)
 	}
-	d.Attributes = []bolt.Attribute{{Name: "v", Type: bolt.TypeNumber, Aggregation: bolt.AggSum}}
+	d.Attributes = []state.Attribute{{Name: "v", Type: state.TypeNumber, Aggregation: state.AggSum}}
 	if _, err := cat.ImportDataset(d, []bolt.FrameRecord{{Frame: 1, Attrs: []byte(`{"v":1}`)}}, statetest.T0); err != nil {
 		b.Fatal(err)
 	}

@@ -1,0 +1,46 @@
+package state_test
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestAdaptersImportNoOther fails when a store of the shared state imports
+// the other (wtf's rule: adapters import the domain, never each other) or
+// when the domain imports a package of ours.
+func TestAdaptersImportNoOther(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH")
+	}
+	deps := func(pkg string) []string {
+		t.Helper()
+		out, err := exec.Command(goTool, "list", "-deps", "-test=false", pkg).Output()
+		if err != nil {
+			var msg []byte
+			if ee, ok := err.(*exec.ExitError); ok {
+				msg = ee.Stderr
+			}
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, msg)
+		}
+		return strings.Fields(string(out))
+	}
+	tests := []struct {
+		pkg, mustNot string
+	}{
+		{"frameindex/state/pgstate", "frameindex/bolt"},
+		{"frameindex/bolt", "frameindex/state/pgstate"},
+	}
+	for _, tt := range tests {
+		if slices.Contains(deps(tt.pkg), tt.mustNot) {
+			t.Errorf("%s imports %s (directly or through another package): a store imports package state, never the other store", tt.pkg, tt.mustNot)
+		}
+	}
+	for _, d := range deps("frameindex/state") {
+		if strings.HasPrefix(d, "frameindex/") && d != "frameindex/state" {
+			t.Errorf("frameindex/state imports %s: the domain imports nothing of ours", d)
+		}
+	}
+}
