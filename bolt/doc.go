@@ -8,7 +8,7 @@
 // wrong: ErrMissing (no file), ErrLocked (another process has it open for
 // writing, typically a running `frameindex serve`; Open gives up after
 // Options.Timeout, one second by default), ErrForeign (not bbolt, empty, or
-// bbolt without our schema record), ErrCorrupt (damaged meta pages, a
+// bbolt without our schema record), state.ErrCorrupt (damaged meta pages, a
 // truncated file, a record that does not decode), ErrNewerSchema (written
 // by a newer build). bbolt takes an exclusive lock for a read-write open
 // and a shared one with Options.ReadOnly; the lock is per open file, so
@@ -64,7 +64,7 @@
 //
 // # Credits and the ledger
 //
-// An organisation's balance (Org.Credits) changes only together with an
+// An organisation's balance (state.Org.Credits) changes only together with an
 // entry appended to its ledger, in the same transaction, so the balance is
 // always the sum of its ledger's changes and never below zero. Entries are
 // numbered from the bucket's sequence (1, 2, 3...) and never changed or
@@ -92,7 +92,7 @@
 // # Worded answers
 //
 // A worded answer is reserved before the model is called (ReserveAnswer),
-// in one transaction that checks the daily ceiling (DailyCeiling, UTC day),
+// in one transaction that checks the daily ceiling (state.DailyCeiling, UTC day),
 // then takes it from the plan's monthly allowance (UTC month) or else from
 // the credits (a ledger entry of kind "answer"), counts it in the month's
 // and the day's "answers:" counters, and writes a pending record numbered
@@ -102,7 +102,7 @@
 // "refund" for credits) and records the id in refunded, so that a
 // reservation is settled once: committing again does nothing, while a
 // second refund, or a refund after a commit or a commit after a refund,
-// is ErrNotFound (an id up to the sequence that is neither pending nor
+// is state.ErrNotFound (an id up to the sequence that is neither pending nor
 // refunded was committed). RecoverPending refunds every pending record and
 // is run when the server starts: an answer reserved before a crash was
 // never delivered. Both buckets are made by the first write that needs
@@ -129,7 +129,7 @@
 //
 // Licences (licences) let an organisation read another's dataset, by
 // subscription or per query. A key reads its organisation's own datasets
-// and its licensed ones, narrowed to Key.Datasets when that is set
+// and its licensed ones, narrowed to state.Key.Datasets when that is set
 // (Readable). Charge debits per-query datasets for one request in one
 // transaction: per dataset a ledger entry of kind "charge" (naming the key,
 // the dataset and the request) and the usage counter
@@ -151,10 +151,10 @@
 //
 // # Keys
 //
-// A key's secret (SecretPrefix and 32 random bytes in base62) is returned
-// once by MintKey and stored only as its SHA-256 digest. Keyring holds a
+// A key's secret (state.SecretPrefix and 32 random bytes in base62) is returned
+// once by MintKey and stored only as its SHA-256 digest. A state.Keyring holds a
 // snapshot of all keys for request-time lookups; reload it after a key is
-// minted or revoked. Key values print and log as their public id only.
+// minted or revoked. state.Key values print and log as their public id only.
 //
 // # Concurrency
 //
@@ -187,14 +187,14 @@
 //     it waits for it (about a second per GB).
 //   - bbolt panics on some damaged pages, and touching a page beyond the
 //     end of a truncated file faults. Open and every method recover both
-//     into ErrCorrupt; a fault is caught with runtime/debug.SetPanicOnFault.
+//     into state.ErrCorrupt; a fault is caught with runtime/debug.SetPanicOnFault.
 //     After a panic inside bbolt's own Open the file is closed (its lock
 //     released) but the memory mapping bbolt made, if any, stays until the
 //     process exits.
 //   - bbolt does not check for a damaged page that points back into its
 //     own tree; reading one recurses without end and the Go runtime kills
 //     the process (a stack overflow cannot be recovered). Only damage of
-//     that precise kind escapes ErrCorrupt; `bbolt check` finds it.
+//     that precise kind escapes state.ErrCorrupt; `bbolt check` finds it.
 //   - On 64-bit systems other than Windows, bbolt maps 1 GiB of address
 //     space from the start (only pages read become resident), so that big
 //     writes do not remap repeatedly and readers never hold up a writer.
@@ -207,7 +207,7 @@
 //   - Orgs, keys and the grid are read whole; there is no paging. That
 //     suits thousands of keys, not millions. Ledger reads the newest
 //     entries from the end; asked for all of them it holds them all.
-//   - Plans and their allowances are fixed in this build (PlanAllowance);
+//   - Plans and their allowances are fixed in this build (state.PlanAllowance);
 //     changing a plan does not reset the month's count of answers.
 //   - Datasets and licences are read whole: Readable decodes every
 //     dataset description on each call (tens of microseconds for a few

@@ -231,8 +231,8 @@ func UsageOf(o Org, now time.Time) Usage {
 // Count adds the usage counter name, as stored, to u when it is one of
 // u's month or day: the worded answers of the month or the day, or a
 // dataset's per-query charges in the month (appended to Charges: feed
-// them in dataset id order). It reports whether name was one of them.
-func (u *Usage) Count(name string, count, credits int64) bool {
+// them in dataset id order). Other counters are left out.
+func (u *Usage) Count(name string, count, credits int64) {
 	switch prefix := ChargesPrefix(u.Month); {
 	case name == AnswersCounter(u.Month):
 		u.AnswersThisMonth = clampInt(count)
@@ -240,10 +240,7 @@ func (u *Usage) Count(name string, count, credits int64) bool {
 		u.AnswersToday = clampInt(count)
 	case strings.HasPrefix(name, prefix):
 		u.Charges = append(u.Charges, DatasetCharge{Dataset: name[len(prefix):], Requests: clampInt(count), Credits: credits})
-	default:
-		return false
 	}
-	return true
 }
 
 // clampInt converts a non-negative counter to int, saturating where int is
