@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"frameindex/state"
@@ -196,12 +195,7 @@ func (s *Store) Keys(orgID string) ([]state.Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b state.Key) int {
-		if c := a.Created.Compare(b.Created); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	state.SortKeys(out)
 	return out, nil
 }
 

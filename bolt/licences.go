@@ -2,10 +2,7 @@ package bolt
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"frameindex/state"
@@ -109,9 +106,7 @@ func (s *Store) Licences(orgID string) ([]state.Licence, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b state.Licence) int {
-		return cmp.Or(strings.Compare(a.OrgID, b.OrgID), strings.Compare(a.Dataset, b.Dataset))
-	})
+	state.SortLicences(out)
 	return out, nil
 }
 

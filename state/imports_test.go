@@ -3,21 +3,23 @@ package state_test
 import (
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // TestAdaptersImportNoOther fails when a store of the shared state imports
-// the other (wtf's rule: adapters import the domain, never each other) or
-// when the domain imports a package of ours.
+// the other, in its code or in its tests (wtf's rule: adapters import the
+// domain, never each other), or when the domain imports a package of
+// ours.
 func TestAdaptersImportNoOther(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go tool on PATH")
 	}
-	deps := func(pkg string) []string {
+	deps := func(pkg string, tests bool) []string {
 		t.Helper()
-		out, err := exec.Command(goTool, "list", "-deps", "-test=false", pkg).Output()
+		out, err := exec.Command(goTool, "list", "-deps", "-test="+strconv.FormatBool(tests), pkg).Output()
 		if err != nil {
 			var msg []byte
 			if ee, ok := err.(*exec.ExitError); ok {
@@ -34,11 +36,13 @@ func TestAdaptersImportNoOther(t *testing.T) {
 		{"frameindex/bolt", "frameindex/state/pgstate"},
 	}
 	for _, tt := range tests {
-		if slices.Contains(deps(tt.pkg), tt.mustNot) {
+		if slices.Contains(deps(tt.pkg, false), tt.mustNot) {
 			t.Errorf("%s imports %s (directly or through another package): a store imports package state, never the other store", tt.pkg, tt.mustNot)
+		} else if slices.Contains(deps(tt.pkg, true), tt.mustNot) {
+			t.Errorf("the tests of %s import %s (directly or through another package): test the two stores together where they are wired (package cli)", tt.pkg, tt.mustNot)
 		}
 	}
-	for _, d := range deps("frameindex/state") {
+	for _, d := range deps("frameindex/state", false) {
 		if strings.HasPrefix(d, "frameindex/") && d != "frameindex/state" {
 			t.Errorf("frameindex/state imports %s: the domain imports nothing of ours", d)
 		}

@@ -352,3 +352,13 @@ func (kr *Keyring) Lookup(secret string, now time.Time) (Key, error) {
 	}
 	return k, nil
 }
+
+// SortKeys sorts keys as Keys returns them: by creation time, then id.
+func SortKeys(keys []Key) {
+	slices.SortFunc(keys, func(a, b Key) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}

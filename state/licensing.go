@@ -1,6 +1,7 @@
 package state
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -165,4 +166,12 @@ func CheckCharge(keyID, requestID string, ds []DatasetPrice) ([]DatasetPrice, er
 		}
 	}
 	return sorted, nil
+}
+
+// SortLicences sorts licences as Licences returns them: by organisation,
+// then dataset id.
+func SortLicences(l []Licence) {
+	slices.SortFunc(l, func(a, b Licence) int {
+		return cmp.Or(strings.Compare(a.OrgID, b.OrgID), strings.Compare(a.Dataset, b.Dataset))
+	})
 }

@@ -15,7 +15,7 @@ import (
 // it reports the median and the 99th percentile of a charge.
 func BenchmarkCharge(b *testing.B) {
 	c := pgtest.Shared(b)
-	s, _, _ := openPGB(b, c)
+	s, _, _ := openPG(b, c)
 	if _, err := s.AddOrg(state.Org{ID: "acme"}); err != nil {
 		b.Fatal(err)
 	}
@@ -43,13 +43,13 @@ func BenchmarkCharge(b *testing.B) {
 // licences and prices of the key's organisation.
 func BenchmarkReadable(b *testing.B) {
 	c := pgtest.Shared(b)
-	s, cat, _ := openPGB(b, c)
+	s, cat, _ := openPG(b, c)
 	for _, id := range []string{"acme", "owner"} {
 		if _, err := s.AddOrg(state.Org{ID: id}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	importB(b, cat, state.Dataset{ID: "roads", Name: "Roads", Owner: "owner", Price: 1})
+	cat.add(state.Dataset{ID: "roads", Name: "Roads", Owner: "owner", Price: 1})
 	if _, err := s.GrantLicence("acme", "roads", state.LicencePerQuery, time.Time{}); err != nil {
 		b.Fatal(err)
 	}

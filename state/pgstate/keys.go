@@ -3,8 +3,6 @@ package pgstate
 import (
 	"context"
 	"errors"
-	"slices"
-	"strings"
 	"time"
 
 	"frameindex/state"
@@ -111,12 +109,7 @@ func (s *Store) Keys(orgID string) ([]state.Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b state.Key) int {
-		if c := a.Created.Compare(b.Created); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	state.SortKeys(out)
 	if len(out) == 0 {
 		out = nil
 	}

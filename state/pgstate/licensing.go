@@ -1,11 +1,8 @@
 package pgstate
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"slices"
-	"strings"
 	"time"
 
 	"frameindex/state"
@@ -68,9 +65,7 @@ func (s *Store) Licences(orgID string) ([]state.Licence, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b state.Licence) int {
-		return cmp.Or(strings.Compare(a.OrgID, b.OrgID), strings.Compare(a.Dataset, b.Dataset))
-	})
+	state.SortLicences(out)
 	if len(out) == 0 {
 		out = nil
 	}

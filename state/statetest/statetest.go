@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
 	"frameindex/state"
 )
 
@@ -778,27 +777,4 @@ func testConcurrentCharges(t *testing.T, e Env) {
 	if u.Credits != 0 || len(u.Charges) != 1 || u.Charges[0].Requests != 10 || u.Charges[0].Credits != 10 {
 		t.Fatalf("Usage: %+v", u)
 	}
-}
-
-// ImportDataset stores d in the data file s with one frame recorded, for
-// Env.AddDataset. The owner is added to s when missing, so that s can be
-// the catalogue of a store that keeps organisations elsewhere.
-func ImportDataset(t *testing.T, s *bolt.Store, d state.Dataset) {
-	t.Helper()
-	if _, err := s.Org(d.Owner); errors.Is(err, state.ErrNotFound) {
-		_, err = s.AddOrg(state.Org{ID: d.Owner, Created: T0})
-		must(t, err)
-	}
-	d.Attributes = []state.Attribute{{Name: "v", Type: state.TypeNumber, Aggregation: state.AggSum}}
-	_, err := s.ImportDataset(d, []bolt.FrameRecord{{Frame: 1, Attrs: []byte(`{"v":1}`)}}, T0)
-	must(t, err)
-}
-
-// BoltEnv opens an empty data file in a temporary directory: the
-// one-node implementation.
-func BoltEnv(t *testing.T) Env {
-	s, err := bolt.Open(t.TempDir()+"/state.db", bolt.Options{Create: true})
-	must(t, err)
-	t.Cleanup(func() { s.Close() })
-	return Env{Store: s, AddDataset: func(t *testing.T, d state.Dataset) { ImportDataset(t, s, d) }}
 }

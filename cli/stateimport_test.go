@@ -1,4 +1,4 @@
-package pgstate_test
+package cli
 
 import (
 	"errors"
@@ -8,9 +8,14 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/state"
+	"frameindex/state/pgstate"
 	"frameindex/state/pgstate/pgtest"
 	"frameindex/state/statetest"
 )
+
+// t0 is the time of everything fillFile writes: a whole microsecond, as
+// PostgreSQL keeps times.
+var t0 = statetest.T0
 
 // fillFile gives a data file some of every kind of shared state.
 func fillFile(t *testing.T, f *bolt.Store) (secret string) {
@@ -27,8 +32,11 @@ func fillFile(t *testing.T, f *bolt.Store) (secret string) {
 	}
 	_, _, err := f.AddCredits("acme", 20, "grant", t0)
 	must(err)
-	statetest.ImportDataset(t, f, state.Dataset{ID: "pop", Name: "Population", Owner: "owner", Price: 2})
-	statetest.ImportDataset(t, f, state.Dataset{ID: "roads", Name: "Roads", Owner: "owner", Price: 1})
+	for _, d := range []state.Dataset{{ID: "pop", Name: "Population", Owner: "owner", Price: 2}, {ID: "roads", Name: "Roads", Owner: "owner", Price: 1}} {
+		d.Attributes = []state.Attribute{{Name: "v", Type: state.TypeNumber, Aggregation: state.AggSum}}
+		_, err = f.ImportDataset(d, []bolt.FrameRecord{{Frame: 1, Attrs: []byte(`{"v":1}`)}}, t0)
+		must(err)
+	}
 	_, err = f.SetOffer(state.Offer{Dataset: "roads", Mode: state.OfferSubscription, Price: 3, LicenceText: "terms"}, t0)
 	must(err)
 	_, _, err = f.LicenseOffer("acme", "roads", t0)
@@ -57,12 +65,30 @@ func fillFile(t *testing.T, f *bolt.Store) (secret string) {
 	return secret
 }
 
-func TestImport(t *testing.T) {
-	c := pgtest.Shared(t)
-	s, cat, _ := openPG(t, c)
-	file := statetest.BoltEnv(t).Store.(*bolt.Store)
+// TestStateImport copies a data file's shared state into PostgreSQL
+// (pgstate.Store.Import, behind `frameindex state import`) and reads the
+// same from both.
+func TestStateImport(t *testing.T) {
+	openFile := func() *bolt.Store {
+		f, err := bolt.Open(t.TempDir()+"/node.db", bolt.Options{Create: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	url := pgtest.Start(t).NewDatabase(t)
+	if _, err := pgstate.Migrate(t.Context(), url); err != nil {
+		t.Fatal(err)
+	}
+	file, cat := openFile(), openFile()
 	secret := fillFile(t, file)
 	fillFile(t, cat) // the node's datasets
+	s, err := pgstate.Open(t.Context(), url, pgstate.Options{Catalogue: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
 
 	counts, err := s.Import(file)
 	if err != nil {
