@@ -3,8 +3,7 @@
 // ledger, API keys, licences, prices and marketplace offers, worded-answer
 // allowances and reservations, usage, the audit log, and the people and
 // sessions of the web console. It holds their types, errors and rules,
-// and the interfaces a store implements (Store); it imports nothing of
-// ours.
+// and the interfaces a store implements (Store); it imports no store.
 //
 // Two stores implement Store: *bolt.Store keeps the state in one node's
 // data file, and state/pgstate keeps it in PostgreSQL for several nodes.

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Attribute types and aggregations (contract §7).
+// Attribute types and aggregations (docs/contract.md §7).
 const (
 	TypeNumber   = "number"
 	TypeCategory = "category"

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	pwpolicy "frameindex/password"
 )
 
 // Roles a person can hold in an organisation, from the most powerful.
@@ -122,9 +124,10 @@ func CheckRole(role string) error {
 }
 
 // CheckPassword checks a password a person chose: MinPasswordLen to
-// MaxPasswordLen characters of UTF-8, not only one repeated character, and
-// not the user name or e-mail address. Errors: ErrInvalid saying which
-// rule, never quoting the password.
+// MaxPasswordLen characters of UTF-8, not only one repeated character, not
+// the user name or e-mail address, and not easy to guess (package
+// password). Errors: ErrInvalid saying which rule, never quoting the
+// password.
 func CheckPassword(password, name, email string) error {
 	n := utf8.RuneCountInString(password)
 	switch {
@@ -138,6 +141,9 @@ func CheckPassword(password, name, email string) error {
 		return Errorf(ErrInvalid, "the password repeats one character: choose another")
 	case strings.EqualFold(password, name) || (email != "" && strings.EqualFold(password, email)):
 		return Errorf(ErrInvalid, "the password must not be your user name or e-mail address")
+	}
+	if why := pwpolicy.Weak(password); why != "" {
+		return Errorf(ErrInvalid, "the password is too easy to guess: %s; a few unrelated words make a good one", why)
 	}
 	return nil
 }
