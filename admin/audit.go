@@ -53,7 +53,7 @@ func actorOf(ctx context.Context) Actor {
 type audit struct {
 	o   *Ops
 	ctx context.Context
-	e   bolt.AuditEntry
+	e   state.AuditEntry
 }
 
 // audit starts the entry of action on target, acting in organisation org
@@ -69,12 +69,12 @@ func (o *Ops) audit(ctx context.Context, action, org, target string, detail ...s
 	for i := 0; i+1 < len(detail); i += 2 {
 		parts = append(parts, detail[i]+"="+detail[i+1])
 	}
-	return &audit{o: o, ctx: ctx, e: bolt.AuditEntry{Actor: a.User, Org: org, Action: action, Target: target,
-		Detail: strings.Join(parts, " "), Addr: a.Addr, Time: o.now(), Outcome: bolt.AuditOK}}
+	return &audit{o: o, ctx: ctx, e: state.AuditEntry{Actor: a.User, Org: org, Action: action, Target: target,
+		Detail: strings.Join(parts, " "), Addr: a.Addr, Time: o.now(), Outcome: state.AuditOK}}
 }
 
 // state is the shared state, writing the entry with its change.
-func (a *audit) state() state.Store { return state.Audited(a.o.state(), &a.e) }
+func (a *audit) state() state.Store { return a.o.state().Audited(&a.e) }
 
 // file is the data file, writing the entry with its change when it also
 // keeps the audit log. Errors: errNoCatalogue without a data file.
@@ -83,7 +83,7 @@ func (a *audit) file() (*bolt.Store, error) {
 	if err != nil || a.o.shared() {
 		return c, err
 	}
-	return c.Audited(&a.e), nil
+	return c.Audited(&a.e).(*bolt.Store), nil
 }
 
 // done records the entry with the outcome of *err, unless the change
@@ -109,19 +109,19 @@ func text(s string) string {
 func outcome(err error) (string, string) {
 	switch {
 	case err == nil:
-		return bolt.AuditOK, ""
-	case errors.Is(err, bolt.ErrInvalid), errors.Is(err, bolt.ErrNotFound), errors.Is(err, bolt.ErrExists),
-		errors.Is(err, bolt.ErrBadSignIn), errors.Is(err, bolt.ErrNoGrid):
-		return bolt.AuditRefused, err.Error()
+		return state.AuditOK, ""
+	case errors.Is(err, state.ErrInvalid), errors.Is(err, state.ErrNotFound), errors.Is(err, state.ErrExists),
+		errors.Is(err, state.ErrBadSignIn), errors.Is(err, bolt.ErrNoGrid):
+		return state.AuditRefused, err.Error()
 	}
-	return bolt.AuditFailed, err.Error()
+	return state.AuditFailed, err.Error()
 }
 
 // Record appends e to the audit log, taking the actor, organisation and
 // address from ctx (WithActor) where e leaves them empty. The web
 // application records sign-ins and refusals this way. A failure is logged
 // to slog's default logger, not returned: what was audited has happened.
-func (o *Ops) Record(ctx context.Context, e bolt.AuditEntry) {
+func (o *Ops) Record(ctx context.Context, e state.AuditEntry) {
 	a := actorOf(ctx)
 	if e.Actor == "" {
 		e.Actor = a.User

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"frameindex/bolt"
+	"frameindex/state"
 	"frameindex/state/pgstate"
 	"frameindex/state/pgstate/pgtest"
 )
@@ -51,7 +51,7 @@ func TestOps_AuditFaultPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(log) != 2 || log[0].Action != OpOrgCredits || log[0].Outcome != bolt.AuditFailed || log[1].Action != OpOrgAdd {
+	if len(log) != 2 || log[0].Action != OpOrgCredits || log[0].Outcome != state.AuditFailed || log[1].Action != OpOrgAdd {
 		t.Fatalf("audit log %+v; want the failed org.credits and the org.add", log)
 	}
 	// The same change with its entry: both are there.
@@ -62,7 +62,7 @@ func TestOps_AuditFaultPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	log, _ = ops.AuditLog(ctx, AuditList{OrgID: "acme", Limit: 1})
-	if o, _ := st.Org("acme"); o.Credits != 50 || len(log) != 1 || log[0].Outcome != bolt.AuditOK || log[0].Detail != "add=50 note=invoice 1" {
+	if o, _ := st.Org("acme"); o.Credits != 50 || len(log) != 1 || log[0].Outcome != state.AuditOK || log[0].Detail != "add=50 note=invoice 1" {
 		t.Fatalf("balance %d, newest entry %+v", o.Credits, log)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // Marketplace operation names.
@@ -52,8 +52,8 @@ type LicenceAcquire struct {
 // Acquired is the result of LicenceAcquire: the licence and, for a
 // subscription with a price, the ledger entry that debited it.
 type Acquired struct {
-	Licence bolt.Licence      `json:"licence"`
-	Debit   *bolt.LedgerEntry `json:"debit,omitempty"`
+	Licence state.Licence      `json:"licence"`
+	Debit   *state.LedgerEntry `json:"debit,omitempty"`
 }
 
 // ownedBy checks that org (when set) owns dataset id, one of this node's
@@ -69,47 +69,47 @@ func (o *Ops) ownedBy(id, org string) error {
 	}
 	if org != "" && d.Owner != org {
 		// Another organisation's dataset is not named as existing.
-		return fmt.Errorf("%w: organisation %s has no dataset %q", bolt.ErrNotFound, org, id)
+		return fmt.Errorf("%w: organisation %s has no dataset %q", state.ErrNotFound, org, id)
 	}
 	return nil
 }
 
 // OfferDataset offers a dataset in the marketplace.
-func (o *Ops) OfferDataset(ctx context.Context, a DatasetOffer) (_ bolt.Offer, err error) {
+func (o *Ops) OfferDataset(ctx context.Context, a DatasetOffer) (_ state.Offer, err error) {
 	au := o.audit(ctx, OpDatasetOffer, "", a.ID, "mode", text(a.Mode), "credits", strconv.FormatInt(a.Credits, 10))
 	defer au.done(&err)
 	if err := o.ownedBy(a.ID, a.Org); err != nil {
-		return bolt.Offer{}, err
+		return state.Offer{}, err
 	}
-	off, err := au.state().SetOffer(bolt.Offer{Dataset: a.ID, Mode: a.Mode, Price: a.Credits, LicenceText: a.LicenceText}, o.now())
+	off, err := au.state().SetOffer(state.Offer{Dataset: a.ID, Mode: a.Mode, Price: a.Credits, LicenceText: a.LicenceText}, o.now())
 	if err != nil {
-		return bolt.Offer{}, err
+		return state.Offer{}, err
 	}
 	o.changed(ChangeDatasets)
 	return off, nil
 }
 
 // WithdrawOffer makes a dataset private.
-func (o *Ops) WithdrawOffer(ctx context.Context, a DatasetWithdraw) (_ bolt.Offer, err error) {
+func (o *Ops) WithdrawOffer(ctx context.Context, a DatasetWithdraw) (_ state.Offer, err error) {
 	au := o.audit(ctx, OpDatasetWithdraw, "", a.ID)
 	defer au.done(&err)
 	if err := o.ownedBy(a.ID, a.Org); err != nil {
-		return bolt.Offer{}, err
+		return state.Offer{}, err
 	}
 	if err := au.state().WithdrawOffer(a.ID); err != nil {
-		return bolt.Offer{}, err
+		return state.Offer{}, err
 	}
 	o.changed(ChangeDatasets)
-	return bolt.Offer{Dataset: a.ID, Mode: bolt.OfferPrivate}, nil
+	return state.Offer{Dataset: a.ID, Mode: state.OfferPrivate}, nil
 }
 
 // Market lists the offered datasets.
-func (o *Ops) Market(_ context.Context, a MarketList) ([]bolt.Listing, error) {
+func (o *Ops) Market(_ context.Context, a MarketList) ([]state.Listing, error) {
 	all, err := o.state().Offers()
 	if err != nil {
 		return nil, err
 	}
-	out := []bolt.Listing{}
+	out := []state.Listing{}
 	for _, l := range all {
 		if a.Exclude == "" || l.Info.Owner != a.Exclude {
 			out = append(out, l)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // Operation is one administrative operation as the admin socket carries
@@ -24,12 +25,12 @@ type NoArgs struct{}
 
 // The operations, by the Ops method each runs.
 var (
-	AddOrgOp     = Operation[OrgAdd, bolt.Org]{OpOrgAdd, (*Ops).AddOrg, true}
-	OrgsOp       = Operation[NoArgs, []bolt.Org]{OpOrgList, noArgs((*Ops).Orgs), true}
+	AddOrgOp     = Operation[OrgAdd, state.Org]{OpOrgAdd, (*Ops).AddOrg, true}
+	OrgsOp       = Operation[NoArgs, []state.Org]{OpOrgList, noArgs((*Ops).Orgs), true}
 	ShowOrgOp    = Operation[OrgShow, OrgDetail]{OpOrgShow, (*Ops).ShowOrg, true}
-	SetPlanOp    = Operation[OrgPlan, bolt.Org]{OpOrgPlan, (*Ops).SetPlan, true}
+	SetPlanOp    = Operation[OrgPlan, state.Org]{OpOrgPlan, (*Ops).SetPlan, true}
 	AddCreditsOp = Operation[OrgCredits, Credited]{OpOrgCredits, (*Ops).AddCredits, true}
-	UsageOp      = Operation[UsageReq, bolt.Usage]{OpUsage, (*Ops).Usage, true}
+	UsageOp      = Operation[UsageReq, state.Usage]{OpUsage, (*Ops).Usage, true}
 
 	MintKeyOp   = Operation[KeyMint, Minted]{OpKeyMint, (*Ops).MintKey, true}
 	KeysOp      = Operation[KeyList, []KeyView]{OpKeyList, (*Ops).Keys, true}
@@ -44,17 +45,17 @@ var (
 
 	ImportDatasetOp = Operation[DatasetImport, DatasetView]{OpDatasetImport, (*Ops).ImportDataset, false}
 	SyncDatasetsOp  = Operation[DatasetSync, bolt.SyncReport]{OpDatasetSync, (*Ops).SyncDatasets, false}
-	DatasetsOp      = Operation[NoArgs, []bolt.Dataset]{OpDatasetList, noArgs((*Ops).Datasets), false}
+	DatasetsOp      = Operation[NoArgs, []state.Dataset]{OpDatasetList, noArgs((*Ops).Datasets), false}
 	ShowDatasetOp   = Operation[DatasetShow, DatasetDetail]{OpDatasetShow, (*Ops).ShowDataset, false}
-	PriceDatasetOp  = Operation[DatasetPrice, bolt.Dataset]{OpDatasetPrice, (*Ops).PriceDataset, false}
-	RemoveDatasetOp = Operation[DatasetRemove, bolt.Dataset]{OpDatasetRemove, (*Ops).RemoveDataset, false}
-	GrantLicenceOp  = Operation[LicenceGrant, bolt.Licence]{OpLicenceGrant, (*Ops).GrantLicence, false}
-	RevokeLicenceOp = Operation[LicenceRevoke, bolt.Licence]{OpLicenceRevoke, (*Ops).RevokeLicence, true}
-	LicencesOp      = Operation[LicenceList, []bolt.Licence]{OpLicenceList, (*Ops).Licences, true}
+	PriceDatasetOp  = Operation[DatasetPrice, state.Dataset]{OpDatasetPrice, (*Ops).PriceDataset, false}
+	RemoveDatasetOp = Operation[DatasetRemove, state.Dataset]{OpDatasetRemove, (*Ops).RemoveDataset, false}
+	GrantLicenceOp  = Operation[LicenceGrant, state.Licence]{OpLicenceGrant, (*Ops).GrantLicence, false}
+	RevokeLicenceOp = Operation[LicenceRevoke, state.Licence]{OpLicenceRevoke, (*Ops).RevokeLicence, true}
+	LicencesOp      = Operation[LicenceList, []state.Licence]{OpLicenceList, (*Ops).Licences, true}
 
-	OfferDatasetOp   = Operation[DatasetOffer, bolt.Offer]{OpDatasetOffer, (*Ops).OfferDataset, false}
-	WithdrawOfferOp  = Operation[DatasetWithdraw, bolt.Offer]{OpDatasetWithdraw, (*Ops).WithdrawOffer, false}
-	MarketOp         = Operation[MarketList, []bolt.Listing]{OpMarketList, (*Ops).Market, true}
+	OfferDatasetOp   = Operation[DatasetOffer, state.Offer]{OpDatasetOffer, (*Ops).OfferDataset, false}
+	WithdrawOfferOp  = Operation[DatasetWithdraw, state.Offer]{OpDatasetWithdraw, (*Ops).WithdrawOffer, false}
+	MarketOp         = Operation[MarketList, []state.Listing]{OpMarketList, (*Ops).Market, true}
 	AcquireLicenceOp = Operation[LicenceAcquire, Acquired]{OpLicenceAcquire, (*Ops).AcquireLicence, false}
 
 	AddUserOp        = Operation[UserAdd, UserIssued]{OpUserAdd, (*Ops).AddUser, false}
@@ -63,7 +64,7 @@ var (
 	ResetPasswordOp  = Operation[UserReset, UserIssued]{OpUserReset, (*Ops).ResetPassword, false}
 	SetRoleOp        = Operation[UserRole, UserView]{OpUserRole, (*Ops).SetRole, false}
 	ChangePasswordOp = Operation[UserPassword, UserView]{OpUserPassword, (*Ops).ChangePassword, false}
-	AuditLogOp       = Operation[AuditList, []bolt.AuditEntry]{OpAuditList, (*Ops).AuditLog, true}
+	AuditLogOp       = Operation[AuditList, []state.AuditEntry]{OpAuditList, (*Ops).AuditLog, true}
 )
 
 // noArgs adapts the method of an operation without arguments.

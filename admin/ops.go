@@ -62,7 +62,7 @@ type Ops struct {
 	// sessions, and the file itself (backup, check, compact). It is also
 	// the catalogue that licensing checks datasets against; nil is allowed
 	// only when State is set and no operation run needs datasets or the
-	// file (such an operation then fails with bolt.ErrInvalid saying so).
+	// file (such an operation then fails with state.ErrInvalid saying so).
 	Store *bolt.Store
 	// State is what every node of a deployment shares: organisations,
 	// keys, licences, prices, offers, credits, usage and the audit log.
@@ -142,15 +142,15 @@ type GridImport struct {
 
 // KeyView is what commands show of a key: never the secret, nor its digest.
 type KeyView struct {
-	ID       string            `json:"id"`
-	OrgID    string            `json:"org"`
-	Name     string            `json:"name,omitempty"`
-	Preset   string            `json:"preset"`
-	Caps     []bolt.Capability `json:"capabilities"`
-	Datasets []string          `json:"datasets,omitempty"`
-	Created  time.Time         `json:"created"`
-	Expires  time.Time         `json:"expires"`
-	Revoked  *time.Time        `json:"revoked,omitempty"`
+	ID       string             `json:"id"`
+	OrgID    string             `json:"org"`
+	Name     string             `json:"name,omitempty"`
+	Preset   string             `json:"preset"`
+	Caps     []state.Capability `json:"capabilities"`
+	Datasets []string           `json:"datasets,omitempty"`
+	Created  time.Time          `json:"created"`
+	Expires  time.Time          `json:"expires"`
+	Revoked  *time.Time         `json:"revoked,omitempty"`
 }
 
 // Minted is the result of KeyMint: the key and its secret, shown this once.
@@ -164,16 +164,16 @@ type Minted struct {
 // oldest first. The balance and the ledger are read together, so the
 // balance is the one the last entry shows.
 type OrgDetail struct {
-	bolt.Org
-	Allowance int                `json:"allowance"`
-	Ledger    []bolt.LedgerEntry `json:"ledger"` // never nil: [] when there are none
+	state.Org
+	Allowance int                 `json:"allowance"`
+	Ledger    []state.LedgerEntry `json:"ledger"` // never nil: [] when there are none
 }
 
 // Credited is the result of OrgCredits: the organisation with its new
 // balance and the ledger entry that records the change.
 type Credited struct {
-	Org   bolt.Org         `json:"org"`
-	Entry bolt.LedgerEntry `json:"entry"`
+	Org   state.Org         `json:"org"`
+	Entry state.LedgerEntry `json:"entry"`
 }
 
 // GridView is what commands show of the stored grid.
@@ -185,7 +185,7 @@ type GridView struct {
 	BuiltAt time.Time     `json:"builtAt"`
 }
 
-func viewKey(k bolt.Key) KeyView {
+func viewKey(k state.Key) KeyView {
 	v := KeyView{ID: k.ID, OrgID: k.OrgID, Name: k.Name, Preset: k.Preset, Caps: k.Caps,
 		Datasets: k.Datasets, Created: k.Created, Expires: k.Expires}
 	if !k.Revoked.IsZero() {
@@ -224,7 +224,7 @@ func (o *Ops) shared() bool {
 
 // errNoCatalogue is the error of an operation that needs the node's data
 // file (its datasets above all) when Ops has none.
-var errNoCatalogue = fmt.Errorf("%w: this operation needs the node's data file and its datasets: give the data file (--data)", bolt.ErrInvalid)
+var errNoCatalogue = fmt.Errorf("%w: this operation needs the node's data file and its datasets: give the data file (--data)", state.ErrInvalid)
 
 // catalogue returns the data file, or errNoCatalogue without one.
 func (o *Ops) catalogue() (*bolt.Store, error) {
@@ -242,9 +242,9 @@ func (o *Ops) changed(c Change) {
 
 // The operations below, and those of the other files, are what the
 // command line, the web application and the admin socket run. Errors wrap
-// the bolt sentinels (bolt.ErrNotFound, bolt.ErrExists, bolt.ErrInvalid,
+// the bolt sentinels (state.ErrNotFound, state.ErrExists, state.ErrInvalid,
 // ...) or describe bad input; one that needs the data file fails with
-// errNoCatalogue (bolt.ErrInvalid) when Store is nil. Those that change
+// errNoCatalogue (state.ErrInvalid) when Store is nil. Those that change
 // something write an audit entry (to State) under the actor of ctx
 // (WithActor; the operator otherwise): with the change, in its
 // transaction, or alone when refused or failed.
@@ -257,10 +257,10 @@ func (o *Ops) changed(c Change) {
 // prices State holds.
 
 // AddOrg adds an organisation.
-func (o *Ops) AddOrg(ctx context.Context, a OrgAdd) (_ bolt.Org, err error) {
+func (o *Ops) AddOrg(ctx context.Context, a OrgAdd) (_ state.Org, err error) {
 	au := o.audit(ctx, OpOrgAdd, a.ID, a.ID, planDetail(a.Plan)...)
 	defer au.done(&err)
-	return au.state().AddOrg(bolt.Org{ID: a.ID, Name: a.Name, Plan: a.Plan, Created: o.now()})
+	return au.state().AddOrg(state.Org{ID: a.ID, Name: a.Name, Plan: a.Plan, Created: o.now()})
 }
 
 // planDetail is an org.add entry's detail: the plan when one is named.
@@ -272,7 +272,7 @@ func planDetail(plan string) []string {
 }
 
 // Orgs lists the organisations.
-func (o *Ops) Orgs(context.Context) ([]bolt.Org, error) { return o.state().Orgs() }
+func (o *Ops) Orgs(context.Context) ([]state.Org, error) { return o.state().Orgs() }
 
 // ShowOrg shows an organisation with its newest ledger entries.
 func (o *Ops) ShowOrg(_ context.Context, a OrgShow) (OrgDetail, error) {
@@ -281,18 +281,18 @@ func (o *Ops) ShowOrg(_ context.Context, a OrgShow) (OrgDetail, error) {
 		return OrgDetail{}, err
 	}
 	if ledger == nil {
-		ledger = []bolt.LedgerEntry{}
+		ledger = []state.LedgerEntry{}
 	}
-	return OrgDetail{Org: org, Allowance: bolt.PlanAllowance[org.Plan], Ledger: ledger}, nil
+	return OrgDetail{Org: org, Allowance: state.PlanAllowance[org.Plan], Ledger: ledger}, nil
 }
 
 // SetPlan moves an organisation to a plan.
-func (o *Ops) SetPlan(ctx context.Context, a OrgPlan) (_ bolt.Org, err error) {
+func (o *Ops) SetPlan(ctx context.Context, a OrgPlan) (_ state.Org, err error) {
 	au := o.audit(ctx, OpOrgPlan, a.ID, a.ID, "plan", text(a.Plan))
 	defer au.done(&err)
 	org, err := au.state().SetPlan(a.ID, a.Plan)
 	if err != nil {
-		return bolt.Org{}, err
+		return state.Org{}, err
 	}
 	o.changed(ChangeOrgs)
 	return org, nil
@@ -311,7 +311,7 @@ func (o *Ops) AddCredits(ctx context.Context, a OrgCredits) (_ Credited, err err
 }
 
 // Usage reports an organisation's usage this month and today (UTC).
-func (o *Ops) Usage(_ context.Context, a UsageReq) (bolt.Usage, error) {
+func (o *Ops) Usage(_ context.Context, a UsageReq) (state.Usage, error) {
 	return o.state().Usage(a.OrgID, o.now())
 }
 
@@ -330,11 +330,11 @@ func (o *Ops) MintKey(ctx context.Context, a KeyMint) (_ Minted, err error) {
 	defer au.done(&err)
 	var ttl time.Duration
 	if a.TTL != "" {
-		if ttl, err = bolt.ParseTTL(a.TTL); err != nil {
+		if ttl, err = state.ParseTTL(a.TTL); err != nil {
 			return Minted{}, err
 		}
 	}
-	k, secret, err := au.state().MintKey(bolt.MintRequest{OrgID: a.OrgID, Preset: a.Preset, Name: a.Name,
+	k, secret, err := au.state().MintKey(state.MintRequest{OrgID: a.OrgID, Preset: a.Preset, Name: a.Name,
 		Datasets: a.Datasets, TTL: ttl, Now: o.now()})
 	if err != nil {
 		return Minted{}, err
@@ -432,7 +432,7 @@ func (o *Ops) Compact(ctx context.Context) (bolt.CompactReport, error) {
 }
 
 // decodeArgs decodes an operation's JSON arguments strictly: an unknown
-// member, a wrong type or trailing data is bolt.ErrInvalid, naming what
+// member, a wrong type or trailing data is state.ErrInvalid, naming what
 // is wrong. No arguments decode as the zero value.
 func decodeArgs(args json.RawMessage, v any) error {
 	if len(args) == 0 {
@@ -441,10 +441,10 @@ func decodeArgs(args json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: arguments: %v", bolt.ErrInvalid, err)
+		return fmt.Errorf("%w: arguments: %v", state.ErrInvalid, err)
 	}
 	if dec.More() {
-		return fmt.Errorf("%w: arguments: data after the JSON object", bolt.ErrInvalid)
+		return fmt.Errorf("%w: arguments: data after the JSON object", state.ErrInvalid)
 	}
 	return nil
 }
@@ -529,10 +529,10 @@ func (o *Ops) buildGrid(ctx context.Context, f *bolt.Store, r io.Reader, source 
 		return nil
 	})
 	if err != nil {
-		return bolt.GridInfo{}, fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+		return bolt.GridInfo{}, fmt.Errorf("%w: %v", state.ErrInvalid, err)
 	}
 	if polygons == 0 {
-		return bolt.GridInfo{}, fmt.Errorf("%w: no Polygon or MultiPolygon found", bolt.ErrInvalid)
+		return bolt.GridInfo{}, fmt.Errorf("%w: no Polygon or MultiPolygon found", state.ErrInvalid)
 	}
 	info, err := f.PutLattice(runs, source)
 	if err == nil {
@@ -575,10 +575,10 @@ func (o *Ops) importGrid(ctx context.Context, f *bolt.Store, path string) (bolt.
 		return nil
 	})
 	if err != nil {
-		return bolt.GridInfo{}, fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, path, err)
+		return bolt.GridInfo{}, fmt.Errorf("%w: %s: %v", state.ErrInvalid, path, err)
 	}
 	if len(frames) == 0 {
-		return bolt.GridInfo{}, fmt.Errorf("%w: %s holds no frames", bolt.ErrInvalid, path)
+		return bolt.GridInfo{}, fmt.Errorf("%w: %s holds no frames", state.ErrInvalid, path)
 	}
 	sort.Slice(frames, func(i, j int) bool { return frames[i].ID < frames[j].ID })
 	if runs, ok := grid.DetectLattice(frames); ok {
@@ -609,11 +609,11 @@ var errorKinds = []struct {
 	kind string
 	err  error
 }{
-	{"not_found", bolt.ErrNotFound},
-	{"exists", bolt.ErrExists},
-	{"invalid", bolt.ErrInvalid},
+	{"not_found", state.ErrNotFound},
+	{"exists", state.ErrExists},
+	{"invalid", state.ErrInvalid},
 	{"no_grid", bolt.ErrNoGrid},
-	{"corrupt", bolt.ErrCorrupt},
+	{"corrupt", state.ErrCorrupt},
 }
 
 func kindError(kind string) error {

@@ -13,7 +13,7 @@ import (
 	"os"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // SocketPath returns the admin socket of the data file at dataPath.
@@ -134,12 +134,12 @@ func table(ops ...socketOp) map[string]socketOp {
 }
 
 // runSocketOp runs the operation named name with JSON arguments args.
-// Errors: bolt.ErrInvalid for an unknown name or bad arguments; the
+// Errors: state.ErrInvalid for an unknown name or bad arguments; the
 // operation's own.
 func runSocketOp(ctx context.Context, o *Ops, name string, args json.RawMessage) (json.RawMessage, error) {
 	op, ok := socketOps[name]
 	if !ok {
-		return nil, fmt.Errorf("%w: unknown operation %q (a client newer than this server?)", bolt.ErrInvalid, name)
+		return nil, fmt.Errorf("%w: unknown operation %q (a client newer than this server?)", state.ErrInvalid, name)
 	}
 	return op.serve(ctx, o, args)
 }

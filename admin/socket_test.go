@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // TestSocket_Table: the socket's table runs each operation by its name,
@@ -61,7 +61,7 @@ func TestSocket_Table(t *testing.T) {
 	// Only the operation that ran wrote an entry (refused); requests that
 	// never reached one wrote none.
 	log, err := s.AuditLog("", 0)
-	if err != nil || len(log) != 1 || log[0].Action != OpOrgPlan || log[0].Outcome != bolt.AuditRefused {
+	if err != nil || len(log) != 1 || log[0].Action != OpOrgPlan || log[0].Outcome != state.AuditRefused {
 		t.Fatalf("audit log %+v, %v; want the refused org.plan alone", log, err)
 	}
 
@@ -72,7 +72,7 @@ func TestSocket_Table(t *testing.T) {
 		}
 	}
 	resp := post(t, `{"op":"org.add","args":{"id":"acme","plan":"pro"}}`)
-	var o bolt.Org
+	var o state.Org
 	if resp.Error != nil || json.Unmarshal(resp.Result, &o) != nil || o.ID != "acme" || o.Plan != "pro" {
 		t.Fatalf("org.add: %s, %+v", resp.Result, resp.Error)
 	}
@@ -115,7 +115,7 @@ func TestOps_TypedMatchesSocket(t *testing.T) {
 	if string(a) != string(b) || remote.Credits != 100 {
 		t.Errorf("method %s\nsocket %s", a, b)
 	}
-	if _, err := Call(ctx, path, ShowOrgOp, OrgShow{ID: "nope"}); !errors.Is(err, bolt.ErrNotFound) {
-		t.Errorf("socket error %v, want one that matches bolt.ErrNotFound", err)
+	if _, err := Call(ctx, path, ShowOrgOp, OrgShow{ID: "nope"}); !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("socket error %v, want one that matches state.ErrNotFound", err)
 	}
 }

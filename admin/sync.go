@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // OpDatasetSync makes the file's datasets those of a snapshot of another
@@ -33,10 +34,10 @@ func (o *Ops) SyncDatasets(ctx context.Context, a DatasetSync) (_ bolt.SyncRepor
 		return bolt.SyncReport{}, err
 	}
 	if a.Snapshot == "" {
-		return bolt.SyncReport{}, fmt.Errorf("%w: no snapshot given: name a copy of another node's data file (frameindex backup writes one)", bolt.ErrInvalid)
+		return bolt.SyncReport{}, fmt.Errorf("%w: no snapshot given: name a copy of another node's data file (frameindex backup writes one)", state.ErrInvalid)
 	}
 	if !filepath.IsAbs(a.Snapshot) {
-		return bolt.SyncReport{}, fmt.Errorf("%w: the snapshot path %q must be absolute", bolt.ErrInvalid, a.Snapshot)
+		return bolt.SyncReport{}, fmt.Errorf("%w: the snapshot path %q must be absolute", state.ErrInvalid, a.Snapshot)
 	}
 	rep, err := f.SyncDatasets(ctx, a.Snapshot, bolt.SyncOptions{Keep: a.Keep, DryRun: a.DryRun})
 	if err != nil {

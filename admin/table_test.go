@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // call runs op's method from JSON arguments, decoded as the socket's
@@ -25,7 +25,7 @@ func (op Operation[A, R]) call(ctx context.Context, o *Ops, args json.RawMessage
 func (o *Ops) run(ctx context.Context, name string, args json.RawMessage) (any, error) {
 	op, ok := socketOps[name]
 	if !ok {
-		return nil, fmt.Errorf("%w: unknown operation %q", bolt.ErrInvalid, name)
+		return nil, fmt.Errorf("%w: unknown operation %q", state.ErrInvalid, name)
 	}
 	return op.(interface {
 		call(context.Context, *Ops, json.RawMessage) (any, error)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"frameindex/grid"
+	"frameindex/state"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -16,8 +17,8 @@ import (
 // transaction. Neither may stay; without the handle the change succeeds.
 func TestStore_AuditedFault(t *testing.T) {
 	s := MustOpenStore(t)
-	e := AuditEntry{Actor: "operator", Org: "acme", Action: "org.add", Target: "acme", Outcome: AuditOK}
-	if _, err := s.Audited(&e).AddOrg(Org{ID: "acme"}); err != nil || e.Seq != 1 {
+	e := state.AuditEntry{Actor: "operator", Org: "acme", Action: "org.add", Target: "acme", Outcome: state.AuditOK}
+	if _, err := s.Audited(&e).AddOrg(state.Org{ID: "acme"}); err != nil || e.Seq != 1 {
 		t.Fatalf("AddOrg through Audited: %v, entry %+v", err, e)
 	}
 	next := binary.BigEndian.AppendUint64(nil, 2)
@@ -37,7 +38,7 @@ func TestStore_AuditedFault(t *testing.T) {
 		{"AddCredits", func(s *Store) error { _, _, err := s.AddCredits("acme", 50, "invoice 1", testNow); return err },
 			func() bool { o, err := s.Org("acme"); return err == nil && o.Credits == 0 }},
 		{"MintKey", func(s *Store) error {
-			_, _, err := s.MintKey(MintRequest{OrgID: "acme", Preset: "full", Now: testNow})
+			_, _, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Now: testNow})
 			return err
 		}, func() bool { ks, err := s.Keys("acme"); return err == nil && len(ks) == 0 }},
 		{"PutLattice", func(s *Store) error {
@@ -46,8 +47,8 @@ func TestStore_AuditedFault(t *testing.T) {
 		},
 			func() bool { _, err := s.GridInfo(); return errors.Is(err, ErrNoGrid) }},
 	} {
-		e := AuditEntry{Actor: "operator", Org: "acme", Action: tc.name, Outcome: AuditOK}
-		err := tc.change(s.Audited(&e))
+		e := state.AuditEntry{Actor: "operator", Org: "acme", Action: tc.name, Outcome: state.AuditOK}
+		err := tc.change(s.Audited(&e).(*Store))
 		if !errors.Is(err, bolt.ErrIncompatibleValue) {
 			t.Errorf("%s through Audited with the log failing: %v", tc.name, err)
 		}

@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 
 	"frameindex/admin"
-	"frameindex/bolt"
 	"frameindex/ingest"
+	"frameindex/state"
 
 	"github.com/spf13/cobra"
 )
@@ -203,12 +203,12 @@ func manifestFromFlags(m *ingest.Manifest, fl importFlags) error {
 }
 
 // parseAttr reads name:type[:aggregation[:unit[:year[:label]]]].
-func parseAttr(spec string) (bolt.Attribute, error) {
+func parseAttr(spec string) (state.Attribute, error) {
 	parts := strings.SplitN(spec, ":", 6)
 	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
-		return bolt.Attribute{}, fmt.Errorf("--attr %q: want name:type[:aggregation[:unit[:year[:label]]]]", spec)
+		return state.Attribute{}, fmt.Errorf("--attr %q: want name:type[:aggregation[:unit[:year[:label]]]]", spec)
 	}
-	a := bolt.Attribute{Name: parts[0], Type: parts[1]}
+	a := state.Attribute{Name: parts[0], Type: parts[1]}
 	if len(parts) > 2 {
 		a.Aggregation = parts[2]
 	}
@@ -218,7 +218,7 @@ func parseAttr(spec string) (bolt.Attribute, error) {
 	if len(parts) > 4 && parts[4] != "" {
 		y, err := strconv.Atoi(parts[4])
 		if err != nil {
-			return bolt.Attribute{}, fmt.Errorf("--attr %q: year %q is not a number", spec, parts[4])
+			return state.Attribute{}, fmt.Errorf("--attr %q: year %q is not a number", spec, parts[4])
 		}
 		a.Year = y
 	}

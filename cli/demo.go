@@ -13,6 +13,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/demo"
 	"frameindex/logging"
+	"frameindex/state"
 
 	"github.com/spf13/cobra"
 )
@@ -91,7 +92,7 @@ func prepareDemo(ctx context.Context, outline []byte, data string, out, stderr i
 	} else if err != nil {
 		return demoCreds{}, err
 	}
-	if _, err := store.Dataset(demo.DatasetAdmin); errors.Is(err, bolt.ErrNotFound) {
+	if _, err := store.Dataset(demo.DatasetAdmin); errors.Is(err, state.ErrNotFound) {
 		fmt.Fprintln(out, "Building the synthetic national demo datasets (first run only)...")
 		t := time.Now()
 		sum, err := demo.Build(ctx, store, time.Now().UTC(), func(step string, done, total int64) {
@@ -106,7 +107,7 @@ func prepareDemo(ctx context.Context, outline []byte, data string, out, stderr i
 	} else if err != nil {
 		return demoCreds{}, err
 	}
-	_, secret, err := store.MintKey(bolt.MintRequest{OrgID: demo.OrgDemo, Preset: "full", Name: "demo", Now: time.Now().UTC()})
+	_, secret, err := store.MintKey(state.MintRequest{OrgID: demo.OrgDemo, Preset: "full", Name: "demo", Now: time.Now().UTC()})
 	if err != nil {
 		return demoCreds{}, err
 	}
@@ -116,7 +117,7 @@ func prepareDemo(ctx context.Context, outline []byte, data string, out, stderr i
 	if _, uerr := store.User(demoUser); uerr == nil {
 		issued, err = ops.ResetPassword(ctx, admin.UserReset{Name: demoUser})
 	} else {
-		issued, err = ops.AddUser(ctx, admin.UserAdd{Name: demoUser, OrgID: demo.OrgDemo, Role: bolt.RoleOwner})
+		issued, err = ops.AddUser(ctx, admin.UserAdd{Name: demoUser, OrgID: demo.OrgDemo, Role: state.RoleOwner})
 	}
 	if err != nil {
 		return demoCreds{}, fmt.Errorf("demo owner %q: %w", demoUser, err)

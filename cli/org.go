@@ -6,7 +6,7 @@ import (
 	"text/tabwriter"
 
 	"frameindex/admin"
-	"frameindex/bolt"
+	"frameindex/state"
 
 	"github.com/spf13/cobra"
 )
@@ -157,7 +157,7 @@ still count against the new allowance.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "organisation %s is on plan %s (%d worded answers a month)\n", o.ID, o.Plan, bolt.PlanAllowance[o.Plan])
+			fmt.Fprintf(cmd.OutOrStdout(), "organisation %s is on plan %s (%d worded answers a month)\n", o.ID, o.Plan, state.PlanAllowance[o.Plan])
 			return nil
 		},
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"frameindex/admin"
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // historyLimit is how many of the newest ledger entries the usage page
@@ -53,7 +53,7 @@ type usageData struct {
 }
 
 // planLabels name the plans for people.
-var planLabels = map[string]string{bolt.PlanTrial: "Trial", bolt.PlanPro: "Pro", bolt.PlanScale: "Scale"}
+var planLabels = map[string]string{state.PlanTrial: "Trial", state.PlanPro: "Pro", state.PlanScale: "Scale"}
 
 func (s *Server) handleUsage(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"frameindex/bolt"
+	"frameindex/state"
 	"frameindex/state/pgstate/pgtest"
 )
 
@@ -17,8 +17,8 @@ func TestAuditedFault(t *testing.T) {
 	c := pgtest.Shared(t)
 	s, _, _ := openPG(t, c)
 	ctx := context.Background()
-	e := bolt.AuditEntry{Actor: "operator", Org: "acme", Action: "org.add", Target: "acme", Outcome: bolt.AuditOK}
-	if _, err := s.Audited(&e).AddOrg(bolt.Org{ID: "acme", Created: t0}); err != nil || e.Seq == 0 {
+	e := state.AuditEntry{Actor: "operator", Org: "acme", Action: "org.add", Target: "acme", Outcome: state.AuditOK}
+	if _, err := s.Audited(&e).AddOrg(state.Org{ID: "acme", Created: t0}); err != nil || e.Seq == 0 {
 		t.Fatalf("AddOrg through Audited: %v, entry %+v", err, e)
 	}
 	_, err := s.Pool().Exec(ctx, `CREATE FUNCTION audit_fault() RETURNS trigger LANGUAGE plpgsql AS
@@ -33,7 +33,7 @@ func TestAuditedFault(t *testing.T) {
 		undone func() bool
 	}{
 		{"AddCredits", func(audited bool) error {
-			st := s.Audited(&bolt.AuditEntry{Actor: "operator", Action: "org.credits", Outcome: bolt.AuditOK})
+			st := s.Audited(&state.AuditEntry{Actor: "operator", Action: "org.credits", Outcome: state.AuditOK})
 			if !audited {
 				st = s
 			}
@@ -41,11 +41,11 @@ func TestAuditedFault(t *testing.T) {
 			return err
 		}, func() bool { o, err := s.Org("acme"); return err == nil && o.Credits == 0 }},
 		{"MintKey", func(audited bool) error {
-			st := s.Audited(&bolt.AuditEntry{Actor: "operator", Action: "key.mint", Outcome: bolt.AuditOK})
+			st := s.Audited(&state.AuditEntry{Actor: "operator", Action: "key.mint", Outcome: state.AuditOK})
 			if !audited {
 				st = s
 			}
-			_, _, err := st.MintKey(bolt.MintRequest{OrgID: "acme", Preset: "full", Now: t0})
+			_, _, err := st.MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Now: t0})
 			return err
 		}, func() bool { ks, err := s.Keys("acme"); return err == nil && len(ks) == 0 }},
 	}
