@@ -226,36 +226,6 @@ func TestTileBoxAndTileOf(t *testing.T) {
 	}
 }
 
-func TestEachMember(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string // name=value
-		ok   bool
-	}{
-		{`{}`, nil, true},
-		{` { "a" : 1 , "b":"x,y}" } `, []string{"a=1", `b="x,y}"`}, true},
-		{`{"a":{"b":[1,{"c":"]"}]},"d":null,"e":true,"f":-1.5e3}`, []string{`a={"b":[1,{"c":"]"}]}`, "d=null", "e=true", "f=-1.5e3"}, true},
-		{`{"a\"b":"\\"}`, []string{`a\"b="\\"`}, true},
-		{`[1]`, nil, false},
-		{`{"a":1`, []string{"a=1"}, false},
-		{`{"a" 1}`, nil, false},
-		{`{"a":}`, nil, false},
-		{`{"a":"x}`, nil, false},
-		{`{"a":[1,2}`, []string{"a=[1,2}"}, false}, // brackets are counted, not matched
-		{``, nil, false},
-	}
-	for _, tc := range tests {
-		var got []string
-		ok := eachMember([]byte(tc.in), func(name, value []byte) bool {
-			got = append(got, string(name)+"="+string(value))
-			return true
-		})
-		if ok != tc.ok || !slices.Equal(got, tc.want) {
-			t.Errorf("%s: got %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
 func TestAttrLayout(t *testing.T) {
 	d := &bolt.Dataset{Attributes: []bolt.Attribute{
 		{Name: "population_2020", Type: bolt.TypeNumber}, {Name: "state", Type: bolt.TypeCategory}, {Name: "density", Type: bolt.TypeNumber}}}

@@ -16,6 +16,7 @@ import (
 	"frameindex/access"
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/internal/jsonscan"
 )
 
 // Vector tiles (OGC API - Tiles, Mapbox Vector Tiles) in WebMercatorQuad.
@@ -363,11 +364,11 @@ type prop struct {
 // properties other than frame_id and id.
 func tileFeature(f storedFeature) (orb.Geometry, []prop) {
 	var geomRaw, propsRaw []byte
-	eachMember(f.body, func(name, value []byte) bool {
+	jsonscan.EachMember(f.body, func(name, value []byte) bool {
 		switch {
-		case nameIs(name, "geometry"):
+		case jsonscan.NameIs(name, "geometry"):
 			geomRaw = value
-		case nameIs(name, "properties"):
+		case jsonscan.NameIs(name, "properties"):
 			propsRaw = value
 		}
 		return true
@@ -378,8 +379,8 @@ func tileFeature(f storedFeature) (orb.Geometry, []prop) {
 	}
 	var props []prop
 	if len(propsRaw) > 0 && propsRaw[0] == '{' {
-		eachMember(propsRaw, func(name, value []byte) bool {
-			if v, ok := scalar(value); ok && !nameIs(name, frameIDProp) && !nameIs(name, "id") {
+		jsonscan.EachMember(propsRaw, func(name, value []byte) bool {
+			if v, ok := jsonscan.Scalar(value); ok && !jsonscan.NameIs(name, frameIDProp) && !jsonscan.NameIs(name, "id") {
 				props = append(props, prop{memberName(name), v})
 			}
 			return true
@@ -476,7 +477,7 @@ func memberName(raw []byte) string {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw)
 	}
-	if v, ok := scalar(append(append([]byte{'"'}, raw...), '"')); ok {
+	if v, ok := jsonscan.Scalar(append(append([]byte{'"'}, raw...), '"')); ok {
 		if s, ok := v.(string); ok {
 			return s
 		}
@@ -498,7 +499,7 @@ func (l tileAttrs) values(attrs []byte, num func(i int, v float64), str func(i i
 	if len(attrs) == 0 {
 		return
 	}
-	eachMember(attrs, func(name, value []byte) bool {
+	jsonscan.EachMember(attrs, func(name, value []byte) bool {
 		i := l.find(name)
 		if i < 0 || len(value) == 0 {
 			return true
@@ -507,7 +508,7 @@ func (l tileAttrs) values(attrs []byte, num func(i int, v float64), str func(i i
 		case '"':
 			if bytes.IndexByte(value, '\\') < 0 && len(value) >= 2 {
 				str(i, value[1:len(value)-1])
-			} else if v, ok := scalar(value); ok {
+			} else if v, ok := jsonscan.Scalar(value); ok {
 				if s, ok := v.(string); ok {
 					str(i, []byte(s))
 				}
