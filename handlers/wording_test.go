@@ -414,6 +414,15 @@ func TestFiguresOf_Claims(t *testing.T) {
 		{"population density", "The frames cover 6,802 hectares.", narrate.FailUnit},
 		{"people per building", "There are about 5.2 people per building; frame 433102008 has 4.93.", ""},
 		{"people per building", "There are 5.15 buildings per person.", narrate.FailUnit},
+		// A figure with its year before its label is kept when right; a
+		// bound rounded past the figure is a number the server did not
+		// compute.
+		{"how many people live here", "The 2020 population of the 3 frames is 17,345.", ""},
+		{"how many people live here", "Their 2020 estimated population is about 17,300 people.", ""},
+		{"how many people live here", "The 2020 population of the 3 frames is 17,354.", narrate.FailNumber},
+		{"how many people live here", "More than 17,000 people live here.", ""},
+		{"how many people live here", "Fewer than 17,400 people live here.", narrate.FailNumber},
+		{"how many people live here", "More than 18,000 people live here.", narrate.FailNumber},
 	}
 	for _, tc := range tests {
 		res := insight.Answer(claimRequest(tc.q))

@@ -1,0 +1,141 @@
+// Package plan reads a plain-language question into a typed Plan: what
+// the engine (package insight) must compute, and which words of the
+// question each part of the plan was read from. The parser and the engine
+// meet only here: the engine computes from a Plan alone.
+package plan
+
+// Agg is what a plan computes.
+type Agg string
+
+const (
+	AggProfile      Agg = "profile"      // an overview of the frames
+	AggTotal        Agg = "total"        // sum of a summed measure (weighted by frame fraction)
+	AggMean         Agg = "mean"         // mean per frame
+	AggMedian       Agg = "median"       // median per frame
+	AggMin          Agg = "min"          // smallest per-frame value (and its frame)
+	AggMax          Agg = "max"          // largest per-frame value (and its frame)
+	AggCount        Agg = "count"        // frames that meet the filters
+	AggShare        Agg = "share"        // share of frames (or of Measures[0]'s total) meeting the filters
+	AggRatio        Agg = "ratio"        // total of Measures[0] per Scale of Measures[1]'s total
+	AggDensity      Agg = "density"      // total of Measures[0] per km² (or ha)
+	AggRank         Agg = "rank"         // the top or bottom K frames (or groups) by a measure
+	AggCompare      Agg = "compare"      // two measures side by side
+	AggNearest      Agg = "nearest"      // the frame nearest to any feature of Distance.Feature, or the nearest features
+	AggFarthest     Agg = "farthest"     // the frame farthest from any feature of Distance.Feature
+	AggCoverage     Agg = "coverage"     // Measures[0] (or frames) within / beyond Distance.Km of the nearest feature
+	AggFeatureCount Agg = "featurecount" // features of a features dataset on the frames
+	AggUnsupported  Agg = "unsupported"  // nothing computable
+)
+
+// Op compares a measure with a value.
+type Op string
+
+const (
+	OpGT      Op = ">"
+	OpGE      Op = ">="
+	OpLT      Op = "<"
+	OpLE      Op = "<="
+	OpEq      Op = "="
+	OpNe      Op = "!="
+	OpBetween Op = "between" // Value <= x <= Value2
+)
+
+// Measure is one attribute of a readable dataset, and how it was matched.
+type Measure struct {
+	Dataset   string `json:"dataset"`
+	Attribute string `json:"attribute"`
+	// Match is how the words named it: "name", "label" or "alias" read
+	// exactly; "synonym", "stem", "spelling", "dataset" or "embedding"
+	// read it from other wording (the answer is then partial).
+	Match string `json:"match"`
+	Words []int  `json:"words,omitempty"` // indexes into Plan.Words
+}
+
+// Exact reports whether the measure was named rather than inferred.
+func (m Measure) Exact() bool {
+	return m.Match == "name" || m.Match == "label" || m.Match == "alias"
+}
+
+// Filter keeps the frames whose measure compares with a value, or whose
+// category measure is (or is not) Text.
+type Filter struct {
+	Measure Measure `json:"measure"`
+	Op      Op      `json:"op"`
+	Value   float64 `json:"value,omitempty"`
+	Value2  float64 `json:"value2,omitempty"`
+	Text    string  `json:"text,omitempty"` // a category value, lower case
+	Not     bool    `json:"not,omitempty"`  // negated: "not urban", "without"
+	Words   []int   `json:"words,omitempty"`
+}
+
+// Distance is a reach condition: frames whose centre lies within (or
+// beyond) Km of the nearest feature of the features dataset Feature.
+type Distance struct {
+	Feature string  `json:"feature"`      // features dataset id
+	Km      float64 `json:"km,omitempty"` // 0 for nearest / farthest
+	Op      string  `json:"op,omitempty"` // "within" or "beyond"
+	Words   []int   `json:"words,omitempty"`
+}
+
+// Group splits the figures by the values of a category measure ("by
+// ward", "for each LGA").
+type Group struct {
+	Measure Measure `json:"measure"`
+	Words   []int   `json:"words,omitempty"`
+}
+
+// Order ranks frames or groups.
+type Order struct {
+	Desc  bool  `json:"desc"`
+	K     int   `json:"k,omitempty"`
+	Words []int `json:"words,omitempty"`
+}
+
+// Word is one word of the question and what read it.
+type Word struct {
+	Text  string `json:"text"`
+	Start int    `json:"start"` // byte offset in the question
+	// Role is what consumed the word: "measure", "agg", "filter",
+	// "distance", "group", "order", "place", "format", "register",
+	// "function" (a known word that carries no meaning here) or
+	// "unread".
+	Role string `json:"role"`
+	// Meaning marks a word that bears meaning (a number, a unit, a
+	// comparison, a place, a measure or aggregation word, "not",
+	// "without", "per", "within", "farthest"...): left unread, it makes
+	// the answer partial or unsupported, never exact.
+	Meaning bool `json:"meaning,omitempty"`
+}
+
+// Plan is the typed reading of a question.
+type Plan struct {
+	Agg      Agg       `json:"agg"`
+	Measures []Measure `json:"measures,omitempty"` // the primary first; ratio: numerator, denominator
+	Filters  []Filter  `json:"filters,omitempty"`
+	Join     string    `json:"join,omitempty"` // "and" (default) or "or"
+	Group    *Group    `json:"group,omitempty"`
+	Order    *Order    `json:"order,omitempty"`
+	Distance *Distance `json:"distance,omitempty"`
+	// Per is a density's area unit ("km2" or "ha"); Scale a ratio's
+	// "per 10,000".
+	Per   string  `json:"per,omitempty"`
+	Scale float64 `json:"scale,omitempty"`
+	// Places are place names the question mentions ("Dala", "Kano
+	// State"), as written; the caller resolves them (package area) and
+	// the engine says when one is not in the frames asked about.
+	Places   []string `json:"places,omitempty"`
+	Register string   `json:"register,omitempty"` // plain | gis
+	Format   string   `json:"format,omitempty"`   // answer | report
+	Words    []Word   `json:"words"`
+}
+
+// Unread lists the meaning-bearing words no part of the plan read.
+func (p *Plan) Unread() []string {
+	var out []string
+	for _, w := range p.Words {
+		if w.Role == "unread" && w.Meaning {
+			out = append(out, w.Text)
+		}
+	}
+	return out
+}
