@@ -589,16 +589,16 @@ func nullToNil(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
+// unmarshalKinds are the kinds of the type names of a
+// json.UnmarshalTypeError's Value.
+var unmarshalKinds = map[string]jsonscan.Kind{"array": jsonscan.Array, "object": jsonscan.Object,
+	"bool": jsonscan.Bool, "string": jsonscan.String, "number": jsonscan.Number}
+
 // jsonValueName words a type name of a json.UnmarshalTypeError's Value
-// as messages do.
+// as messages do ("an array"); other values as they are.
 func jsonValueName(v string) string {
-	switch v {
-	case "array", "object":
-		return "an " + v
-	case "bool":
-		return "a boolean"
-	case "string", "number":
-		return "a " + v
+	if k, ok := unmarshalKinds[v]; ok {
+		return k.String()
 	}
 	return v
 }
