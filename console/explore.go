@@ -3,6 +3,7 @@ package console
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/subtle"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -81,14 +82,15 @@ const maxSelection = 50
 func (s *Server) exploreRoutes() {
 	m := s.mux
 	m.HandleFunc("GET /console/explore", s.authed(s.handleExplore, false))
-	m.HandleFunc("GET /console/explore/tiles/{collection}/{z}/{y}/{x}", s.authed(s.handleExploreTile, false))
-	m.HandleFunc("GET /console/explore/api/at", s.authed(s.exploreAPI("/v1/frames/at", "lat", "lon"), false))
-	m.HandleFunc("GET /console/explore/api/frames", s.authed(s.exploreAPI("/v1/frames", "bbox", "limit"), false))
-	m.HandleFunc("GET /console/explore/api/data", s.authed(s.exploreAPI("/v1/frames/data", "ids"), false))
+	m.HandleFunc("POST /console/explore/key", s.authed(s.handleExploreKey, false))
+	m.HandleFunc("GET /console/explore/tiles/{collection}/{z}/{y}/{x}", s.authed(s.ownPage(s.handleExploreTile), false))
+	m.HandleFunc("GET /console/explore/api/at", s.authed(s.ownPage(s.exploreAPI("/v1/frames/at", "lat", "lon")), false))
+	m.HandleFunc("GET /console/explore/api/frames", s.authed(s.ownPage(s.exploreAPI("/v1/frames", "bbox", "limit")), false))
+	m.HandleFunc("GET /console/explore/api/data", s.authed(s.ownPage(s.exploreAPI("/v1/frames/data", "ids")), false))
 	m.HandleFunc("POST /console/explore/api/insight", s.authed(s.handleExploreAsk, false))
-	m.HandleFunc("GET /console/explore/places", s.authed(s.handlePlaces, false))
-	m.HandleFunc("GET /console/explore/breaks", s.authed(s.handleBreaks, false))
-	m.HandleFunc("GET /console/explore/lines/{layer}/{z}/{y}/{x}", s.authed(s.handleLines, false))
+	m.HandleFunc("GET /console/explore/places", s.authed(s.ownPage(s.handlePlaces), false))
+	m.HandleFunc("GET /console/explore/breaks", s.authed(s.ownPage(s.handleBreaks), false))
+	m.HandleFunc("GET /console/explore/lines/{layer}/{z}/{y}/{x}", s.authed(s.ownPage(s.handleLines), false))
 	m.HandleFunc("GET /console/vendor/maplibre-gl/{file}", s.handleVendor)
 }
 
@@ -222,18 +224,61 @@ type exploreData struct {
 	Attrs    []layerAttr
 	Datasets []string
 	KeyName  string
+	NeedKey  bool // no Explore key yet: the page is the form that mints one
 }
 
-// handleExplore shows the map, minting the person's Explore key when they
-// hold no active one; the numeric attributes of the datasets it reads fill
-// the choropleth's choice.
+// ownPage wraps a GET of the map's calls, which may spend credits (a tile
+// or the data of a dataset charged per query): it runs only for a request
+// of this server's own page, shown by the browser's Sec-Fetch-Site
+// (same-origin, or none for an address the person typed) or, from a
+// browser that sends none, by the page's CSRF token in X-CSRF-Token. A
+// cookie alone is no proof: SameSite does not separate the ports of one
+// host, so a page on another port could make the browser send it with an
+// <img>.
+func (s *Server) ownPage(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		switch r.Header.Get("Sec-Fetch-Site") {
+		case "same-origin", "none":
+			h(w, r)
+			return
+		case "":
+			if tok := r.Header.Get("X-CSRF-Token"); tok != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(requestOf(r).se.CSRF)) == 1 {
+				h(w, r)
+				return
+			}
+		}
+		writeJSONError(w, http.StatusForbidden, "forbidden",
+			"this call of the map is answered only for the map's own page; reload the Explore page")
+	}
+}
+
+// handleExploreKey mints the person's Explore key (a POST with the page's
+// CSRF token: a key is never minted by a GET) and returns to the map.
+func (s *Server) handleExploreKey(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.exploreKey(r, true); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, Prefix+"explore", http.StatusSeeOther)
+}
+
+// handleExplore shows the map; a person who holds no active Explore key
+// is shown a form that mints one (the page's script sends it at once).
+// The numeric attributes of the datasets the key reads fill the
+// choropleth's choice.
 func (s *Server) handleExplore(w http.ResponseWriter, r *http.Request) {
 	if s.explore.api == nil {
 		s.errorPage(w, r, http.StatusServiceUnavailable, "The map is not available",
 			"This server runs the web application without the API, so there is nothing to draw.")
 		return
 	}
-	key, err := s.exploreKey(r, true)
+	key, err := s.exploreKey(r, false)
+	if errors.Is(err, bolt.ErrNotFound) {
+		p := s.newPage(r, "Explore", "explore")
+		p.Data = exploreData{NeedKey: true, Vendor: vendorVersion()}
+		s.render(w, r, http.StatusOK, "explore", p)
+		return
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -85,7 +85,7 @@ func TestExplore_RealAPI(t *testing.T) {
 	})
 	f.con.Wrap(api)
 	c := f.signedIn("mo")
-	c.get("/console/explore")
+	c.openExplore()
 	csrf := c.csrf("/console/explore")
 	frame := fmt.Sprint(grid.CellID(r0, c0+1))
 	ids := make([]string, 51)
@@ -125,8 +125,8 @@ func TestExplore_RealAPI(t *testing.T) {
 			req, _ := http.NewRequest(method, f.srv.URL+tc.path, strings.NewReader(tc.body))
 			if method == http.MethodPost {
 				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("X-CSRF-Token", csrf)
 			}
+			req.Header.Set("X-CSRF-Token", csrf) // as the page's script sends every call
 			res, body := c.do(req)
 			if tc.status == 0 { // a tile: 200 or 204 as the tile holds frames or not
 				if res.StatusCode != 200 && res.StatusCode != 204 {

@@ -51,6 +51,7 @@ func BenchmarkExploreTile(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		r := httptest.NewRequest(http.MethodGet, fmt.Sprintf("/console/explore/tiles/frames/9/%d/270", i%512), nil)
 		r.AddCookie(&http.Cookie{Name: cookieSession, Value: token})
+		r.Header.Set("Sec-Fetch-Site", "same-origin")
 		w := httptest.NewRecorder()
 		con.ServeHTTP(w, r)
 		if w.Code != http.StatusOK {

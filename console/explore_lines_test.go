@@ -72,7 +72,7 @@ func linesOf(t *testing.T, l *orbmvt.Layer) orb.MultiLineString {
 func TestExplore_LineTiles(t *testing.T) {
 	f, _ := exploreFixture(t)
 	mo := f.signedIn("mo")
-	mo.get("/console/explore") // mints mo's key
+	mo.openExplore() // mints mo's key
 	// The fixture's frames: a 4 x 4 block at (9.09, 7.41), two states and
 	// two LGAs split down the middle.
 	r0, c0 := grid.CellAt(9.09, 7.41)
@@ -153,7 +153,7 @@ func TestExplore_LineTiles(t *testing.T) {
 	}
 	// Another organisation: the outline, not acme's boundary lines.
 	rv := f.signedIn("rivo")
-	rv.get("/console/explore")
+	rv.openExplore()
 	if res, body := rv.get(tile("state", 9, x9, y9)); res.StatusCode != 404 || apiError(t, body) != "not_found" {
 		t.Errorf("rival reads acme's state lines: %d %s", res.StatusCode, body)
 	}

@@ -162,10 +162,27 @@ func (c *client) do(req *http.Request) (*http.Response, string) {
 	return res, string(b)
 }
 
+// get fetches path as the browser does from one of this server's pages
+// (Sec-Fetch-Site: same-origin).
 func (c *client) get(path string) (*http.Response, string) {
 	c.f.t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, c.f.srv.URL+path, nil)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	return c.do(req)
+}
+
+// openExplore opens the Explore page as its script does: the form that
+// mints the person's key is sent when the page shows it.
+func (c *client) openExplore() (*http.Response, string) {
+	c.f.t.Helper()
+	res, body := c.get("/console/explore")
+	if strings.Contains(body, `id="explore-start"`) {
+		if res, body := c.change("/console/explore", "/console/explore/key", nil); res.StatusCode != http.StatusSeeOther {
+			c.f.t.Fatalf("minting the Explore key: %d\n%.300s", res.StatusCode, body)
+		}
+		res, body = c.get("/console/explore")
+	}
+	return res, body
 }
 
 // post sends a form; header pairs are added to the request.

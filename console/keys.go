@@ -217,11 +217,7 @@ func (s *Server) renderKeys(w http.ResponseWriter, r *http.Request, status int, 
 		ds[i].Checked = slices.Contains(chosen, ds[i].ID)
 	}
 	d.Keys, d.Datasets, d.MaxDays = rows, ds, maxDays
-	scheme := "http://"
-	if r.TLS != nil {
-		scheme = "https://"
-	}
-	d.Base = scheme + r.Host
+	d.Base = s.origin.URL(r)
 	p.Data = d
 	s.render(w, r, status, "keys", p)
 }

@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"errors"
+	"frameindex/origin"
 	"frameindex/state"
 	"log/slog"
 	"net"
@@ -38,6 +39,10 @@ type Config struct {
 	// behind a TLS-terminating proxy. Requests that arrive over TLS always
 	// get Secure cookies.
 	SecureCookies bool
+	// Origin names this server in links (the keys page's example calls);
+	// an https public URL makes cookies Secure. nil allows loopback hosts
+	// only (see package origin).
+	Origin *origin.Base
 	// FlushEvery is how often key uses are written to the file and expired
 	// sessions pruned; 0 means a minute.
 	FlushEvery time.Duration
@@ -56,8 +61,10 @@ type Server struct {
 	now      func() time.Time
 	limits   bolt.SessionLimits
 	secure   bool
+	origin   *origin.Base
 	uses     *bolt.KeyUses
 	throttle *throttle
+	hashes   *hashGate
 	mux      *http.ServeMux
 	pages    *pages
 	explore  *explorer // the Explore map (explore.go)
@@ -82,9 +89,11 @@ func New(cfg Config) *Server {
 		log:      cfg.Logger,
 		now:      cfg.Now,
 		limits:   cfg.Sessions,
-		secure:   cfg.SecureCookies,
+		secure:   cfg.SecureCookies || cfg.Origin.Secure(),
+		origin:   cfg.Origin,
 		uses:     bolt.NewKeyUses(),
 		throttle: newThrottle(),
+		hashes:   newHashGate(hashSlots, hashQueue),
 		mux:      http.NewServeMux(),
 		pages:    mustParsePages(),
 		explore:  newExplorer(cfg.Outline),

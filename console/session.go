@@ -286,8 +286,16 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	d := signInData{Login: login, Next: r.PostFormValue("next")}
 	now := s.now()
 	addr := clientAddr(r)
-	acct := strings.ToLower(login)
-	if wait := s.throttle.wait(acct, addr, now); wait > 0 {
+	acct := s.throttleAccount(login)
+	// A slot for the password check first, then the throttle's check and
+	// count in one step, so a refused attempt never holds a count.
+	if !s.hashes.enter(r.Context()) {
+		s.busy(w)
+		s.renderSignIn(w, r, http.StatusTooManyRequests, d, "", "Too many sign-ins at once. Try again in a few seconds.")
+		return
+	}
+	defer s.hashes.leave()
+	if wait := s.throttle.begin(acct, addr, now); wait > 0 {
 		secs := int(wait.Round(time.Second) / time.Second)
 		if secs < 1 {
 			secs = 1
@@ -305,7 +313,6 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case errors.Is(err, bolt.ErrBadSignIn):
-		s.throttle.fail(acct, addr, now)
 		audit.Outcome, audit.Reason = bolt.AuditRefused, "wrong user name, e-mail address or password"
 		// A failure on a real account shows in its organisations' logs,
 		// for their owners to see.
@@ -321,6 +328,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		s.renderSignIn(w, r, http.StatusUnauthorized, d, "", "Wrong user name, e-mail address or password.")
 		return
 	case errors.Is(err, bolt.ErrPasswordExpired):
+		s.throttle.succeed(acct, addr) // the password was right
 		audit.Outcome, audit.Reason = bolt.AuditRefused, "one-time password expired"
 		s.ops.Record(r.Context(), audit)
 		s.renderSignIn(w, r, http.StatusUnauthorized, d, "",
@@ -330,7 +338,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.throttle.succeed(acct)
+	s.throttle.succeed(acct, addr)
 	org := u.Orgs[0].Org
 	token, se, err := s.store.CreateSession(u.Name, org, addr, now)
 	if err != nil {
@@ -348,6 +356,23 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, localNext(d.Next), http.StatusSeeOther)
+}
+
+// throttleAccount is the throttle's name for the person a login names:
+// the account's own name whether they typed it or their e-mail address
+// (in any case), so a person has one allowance of failures; the login as
+// typed, in lower case, when no account has it.
+func (s *Server) throttleAccount(login string) string {
+	if u, err := s.store.UserByLogin(login); err == nil {
+		return u.Name
+	}
+	return strings.ToLower(login)
+}
+
+// busy marks a refusal for load: the client may retry in a few seconds.
+func (s *Server) busy(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "5")
+	s.log.Warn("console: password checks queue full")
 }
 
 // waitText says how long to wait, in words.
@@ -400,20 +425,31 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)
 	now := s.now()
 	addr := clientAddr(r)
-	if wait := s.throttle.wait(rq.user, addr, now); wait > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait/time.Second))))
-		s.renderPassword(w, r, http.StatusTooManyRequests, "Too many wrong passwords. Wait "+waitText(max(1, int(wait/time.Second)))+" and try again.")
+	if !s.hashes.enter(r.Context()) {
+		s.busy(w)
+		s.renderPassword(w, r, http.StatusTooManyRequests, "Too many password checks at once. Try again in a few seconds.")
 		return
 	}
+	defer s.hashes.leave()
 	current, next, confirm := r.PostFormValue("current"), r.PostFormValue("new"), r.PostFormValue("confirm")
 	if next != confirm {
 		s.renderPassword(w, r, http.StatusBadRequest, "The new password and its confirmation differ.")
 		return
 	}
+	if wait := s.throttle.begin(rq.user, addr, now); wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait/time.Second))))
+		s.renderPassword(w, r, http.StatusTooManyRequests, "Too many wrong passwords. Wait "+waitText(max(1, int(wait/time.Second)))+" and try again.")
+		return
+	}
 	_, err := s.do(r, admin.OpUserPassword, admin.UserPassword{Name: rq.user, Current: current, New: next})
 	switch {
+	case err == nil:
+		s.throttle.succeed(rq.user, addr)
+	case !errors.Is(err, bolt.ErrBadSignIn):
+		s.throttle.cancel(rq.user, addr) // not a wrong current password
+	}
+	switch {
 	case errors.Is(err, bolt.ErrBadSignIn):
-		s.throttle.fail(rq.user, addr, now)
 		s.renderPassword(w, r, http.StatusBadRequest, "The current password is wrong.")
 		return
 	case errors.Is(err, bolt.ErrInvalid):
@@ -423,7 +459,6 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.throttle.succeed(rq.user)
 	// Every session of the person ended with the change: start a new one
 	// here, so this browser stays signed in and any other is signed out.
 	token, _, err := s.store.CreateSession(rq.user, rq.org, addr, now)

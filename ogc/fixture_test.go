@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"frameindex/origin"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -178,7 +179,7 @@ func newServer(st *bolt.Store, ix *index.Index) *fixture {
 		Data:   st,
 		Now:    func() time.Time { return testNow },
 		OGC: ogc.New(ogc.Config{Store: st, Now: func() time.Time { return testNow },
-			Grid: func() ogc.Grid { return ix }}),
+			Grid: func() ogc.Grid { return ix }, Origin: testOrigin}),
 	})
 	return f
 }
@@ -344,3 +345,12 @@ func national(tb testing.TB) []grid.Run {
 	}
 	return nationalRuns
 }
+
+// testOrigin names the test server as serve --public-url would.
+var testOrigin = func() *origin.Base {
+	b, err := origin.New("http://frames.example", "127.0.0.1:8080")
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()

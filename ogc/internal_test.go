@@ -2,9 +2,11 @@ package ogc
 
 import (
 	"encoding/json"
+	"frameindex/origin"
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"slices"
@@ -287,26 +289,27 @@ func TestMatch(t *testing.T) {
 	}
 }
 
-func TestBaseURL(t *testing.T) {
+// TestLinks_ForgedHost: the links of an answer name this server as its
+// origin says, whatever Host and X-Forwarded-Host the request carries.
+func TestLinks_ForgedHost(t *testing.T) {
+	pub, _ := origin.New("https://maps.example.gov.ng", "127.0.0.1:8080")
 	for _, tc := range []struct {
-		host, proto, fhost, want string
+		base *origin.Base
+		want string
 	}{
-		{"example.org:8080", "", "", "http://example.org:8080/ogc"},
-		{"example.org", "https", "", "https://example.org/ogc"},
-		{"internal:8080", "https", "maps.example.org", "https://maps.example.org/ogc"},
-		{"bad host<>", "", "", "http://localhost/ogc"},
-		{"example.org", "", "evil\"host", "http://example.org/ogc"},
+		{nil, "http://localhost/ogc/conformance"},
+		{pub, "https://maps.example.gov.ng/ogc/conformance"},
 	} {
-		r, _ := http.NewRequest("GET", "http://x/ogc", nil)
-		r.Host = tc.host
-		if tc.proto != "" {
-			r.Header.Set("X-Forwarded-Proto", tc.proto)
+		s := New(Config{Origin: tc.base})
+		r := httptest.NewRequest(http.MethodGet, "http://evil.example/ogc", nil)
+		r.Header.Set("X-Forwarded-Host", "evil.example")
+		r.Header.Set("X-Forwarded-Proto", "https")
+		w := httptest.NewRecorder()
+		if err := s.ServeKeyed(w, r, bolt.Key{ID: "k1", OrgID: "acme"}, "req-1"); err != nil {
+			t.Fatal(err)
 		}
-		if tc.fhost != "" {
-			r.Header.Set("X-Forwarded-Host", tc.fhost)
-		}
-		if got := baseURL(r); got != tc.want {
-			t.Errorf("%+v: %s", tc, got)
+		if !strings.Contains(w.Body.String(), tc.want) || strings.Contains(w.Body.String(), "evil.example") {
+			t.Errorf("%v: %d %.300s", tc.base.Public(), w.Code, w.Body)
 		}
 	}
 }
