@@ -50,9 +50,12 @@ func filterValue(col *Column, i int32) float64 {
 }
 
 // matches reports whether frame i meets filter f (col is its column).
-// A frame whose value is unknown meets no filter, negated or not.
+// A frame whose value is unknown meets no filter. The filter's Op is the
+// comparison as meant: the parser writes a negation into it ("without a
+// clinic" is facility_count = 0, "not urban" is != urban) and marks it
+// with Not, which is not applied a second time.
 func matches(f *plan.Filter, col *Column, i int32) bool {
-	var ok bool
+	ok := false
 	if col.IsCategory() && col.Codes != nil {
 		code := col.Codes[i]
 		if code < 0 {
@@ -86,9 +89,6 @@ func matches(f *plan.Filter, col *Column, i int32) bool {
 		case plan.OpBetween:
 			ok = v >= f.Value && v <= f.Value2
 		}
-	}
-	if f.Not {
-		return !ok
 	}
 	return ok
 }

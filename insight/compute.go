@@ -137,8 +137,8 @@ func Compute(p *plan.Plan, in *Input) *Answer {
 	if in.Format == "report" || (in.Format == "" && p.Format == "report") {
 		c.ans.Format = "report"
 	}
-	c.ans.Confidence, c.ans.Unread = confidence(p)
-	c.ans.ReadAs = readAs(p, c.frameCount())
+	c.ans.Confidence, c.ans.Unread = p.Confidence(), p.Unread()
+	c.ans.ReadAs = p.Describe(c.frameCount())
 	for i := range in.Frames.IDs {
 		if in.Frames.Weight == nil || in.Frames.Weight[i] > 0 {
 			c.all = append(c.all, int32(i))
@@ -205,18 +205,11 @@ func (c *computer) run() {
 func (c *computer) finish() {
 	a := c.ans
 	var d []string
+	// The plan's one confidence check (plan.Plan.Confidence) set the
+	// confidence; its Detail names what made it less than exact.
 	d = append(d, capitalize(a.ReadAs)+".")
-	if len(a.Unread) > 0 {
-		d = append(d, "Not read: "+quoteAll(a.Unread)+"; the answer leaves "+plural(len(a.Unread), "it", "them")+" out.")
-	}
-	var loose []string
-	for _, m := range c.p.Measures {
-		if !m.Exact() && m.Match != "" {
-			loose = append(loose, m.Attribute+" (matched by "+m.Match+")")
-		}
-	}
-	if len(loose) > 0 {
-		d = append(d, "Read "+joinAnd(loose, "and")+".")
+	if pd := c.p.Detail(); pd != "" {
+		d = append(d, pd)
 	}
 	if c.in.Frames.Weight != nil && a.Confidence != ConfidenceUnknown && c.p.Agg != plan.AggUnsupported {
 		note := "Frames on the edge count by the part inside"
@@ -255,44 +248,6 @@ func missingDetail(ids []string) string {
 		q[i] = strconv.Quote(id)
 	}
 	return plural(len(ids), "This id was", "These ids were") + " not found: " + strings.Join(q, ", ") + more + "."
-}
-
-// quoteAll quotes words for a detail: `"gdp", "income" and "roads"`.
-func quoteAll(ws []string) string {
-	q := make([]string, len(ws))
-	for i, w := range ws {
-		q[i] = strconv.Quote(w)
-	}
-	return joinAnd(q, "and")
-}
-
-// confidence is the one check every plan's answer passes through: a plan
-// that computes nothing is unknown; one that leaves a meaning-bearing word
-// unread, or read a measure from other wording than its name, label or
-// alias, is partial; any other is exact. The unread words are returned
-// for the detail.
-func confidence(p *plan.Plan) (string, []string) {
-	unread := p.Unread()
-	if p.Agg == plan.AggUnsupported || p.Agg == "" {
-		return ConfidenceUnknown, unread
-	}
-	if len(unread) > 0 {
-		return ConfidencePartial, unread
-	}
-	for _, m := range p.Measures {
-		if !m.Exact() {
-			return ConfidencePartial, nil
-		}
-	}
-	for _, f := range p.Filters {
-		if !f.Measure.Exact() {
-			return ConfidencePartial, nil
-		}
-	}
-	if p.Group != nil && !p.Group.Measure.Exact() {
-		return ConfidencePartial, nil
-	}
-	return ConfidenceExact, nil
 }
 
 // retrievalOf says how the measures were found: "none" when every one was

@@ -91,9 +91,6 @@ func filterPhrase(f *plan.Filter, col *Column) string {
 			s = l + " between " + v + " and " + FormatFigure(f.Value2)
 		}
 	}
-	if f.Not {
-		return "not (" + s + ")"
-	}
 	return s
 }
 
