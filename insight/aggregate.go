@@ -201,6 +201,65 @@ func (c *computer) featureCol() *Column {
 	return nil
 }
 
+// perFrame is the per-frame value the plan ranks or takes the extreme
+// of: the measure, its density when the plan has an area unit ("the
+// densest frame"), or its ratio to the second measure ("the frame with
+// the most people per building"); NaN where it is not recorded.
+func (c *computer) perFrame(m0 *Column, i int32) float64 {
+	v := colNum(m0, i)
+	switch {
+	case math.IsNaN(v):
+		return v
+	case c.p.Per != "" && c.p.Agg != plan.AggDensity:
+		a := c.in.Frames.AreaKm2[i]
+		if c.p.Per == "ha" {
+			a *= 100
+		}
+		if a <= 0 {
+			return math.NaN()
+		}
+		return v / a
+	case len(c.p.Measures) > 1 && c.p.Agg != plan.AggRatio && c.p.Agg != plan.AggCompare:
+		m1 := c.measureCol(1)
+		if m1 == nil {
+			return math.NaN()
+		}
+		y := filterValue(m1, i)
+		if math.IsNaN(y) || y == 0 {
+			return math.NaN()
+		}
+		scale := c.p.Scale
+		if scale <= 0 {
+			scale = 1
+		}
+		return v / y * scale
+	}
+	return v
+}
+
+// perFrameWords are the label (in a sentence) and unit of perFrame's
+// values: "estimated population (2020) per km²", "people per km²".
+func (c *computer) perFrameWords(m0 *Column) (string, string) {
+	l, unit := colLabel(m0), colUnit(m0)
+	switch {
+	case c.p.Per != "" && c.p.Agg != plan.AggDensity:
+		area := "km²"
+		if c.p.Per == "ha" {
+			area = "ha"
+		}
+		return l + " per " + area, unit + " per " + area
+	case len(c.p.Measures) > 1 && c.p.Agg != plan.AggRatio && c.p.Agg != plan.AggCompare:
+		if m1 := c.measureCol(1); m1 != nil {
+			per := singularPhrase(colUnit(m1))
+			if c.p.Scale > 1 {
+				per = FormatFigure(c.p.Scale) + " " + colUnit(m1)
+			}
+			return l + " per " + per, unit + " per " + per
+		}
+	}
+	return l, unit
+}
+
 // eval filters base and aggregates the frames that remain.
 func (c *computer) eval(base []int32) stat {
 	st := stat{value: math.NaN(), second: math.NaN(), at: -1, base: len(base)}
@@ -234,7 +293,7 @@ func (c *computer) eval(base []int32) stat {
 		}
 		vals := make([]float64, 0, len(idx))
 		for _, i := range idx {
-			if v := colNum(m0, i); !math.IsNaN(v) {
+			if v := c.perFrame(m0, i); !math.IsNaN(v) {
 				vals = append(vals, v)
 			}
 		}
@@ -245,7 +304,7 @@ func (c *computer) eval(base []int32) stat {
 			return st
 		}
 		for _, i := range idx {
-			v := colNum(m0, i)
+			v := c.perFrame(m0, i)
 			if math.IsNaN(v) {
 				continue
 			}

@@ -23,7 +23,7 @@ const (
 // frames_breakdown for a grouped plan.
 //
 //	profile                 frames
-//	total mean median min max  frames_attribute
+//	total mean median min max  frames_attribute (min, max with an order: frames_rank)
 //	count                   frames_threshold with filters, frames_count without
 //	share                   frames_share
 //	ratio                   frames_ratio
@@ -42,7 +42,12 @@ func IntentOf(p *plan.Plan) string {
 	switch p.Agg {
 	case plan.AggProfile:
 		return IntentFrames
-	case plan.AggTotal, plan.AggMean, plan.AggMedian, plan.AggMin, plan.AggMax:
+	case plan.AggMin, plan.AggMax:
+		if p.Order != nil { // "which frame has the most ...": a ranking of one
+			return IntentRank
+		}
+		return IntentAttribute
+	case plan.AggTotal, plan.AggMean, plan.AggMedian:
 		return IntentAttribute
 	case plan.AggCount:
 		if len(p.Filters) > 0 {
@@ -283,6 +288,10 @@ func (c *computer) placesOutside() bool {
 			unknown = append(unknown, name)
 		case !chk.InFrames:
 			out = append(out, name)
+		case chk.Frames > 0 && chk.Frames < c.n:
+			c.lower()
+			c.details = append(c.details, name+" covers "+fmtInt(chk.Frames)+" of the "+fmtInt(c.n)+
+				" frames; the figures are of all of them.")
 		}
 	}
 	if len(out)+len(unknown) == 0 {

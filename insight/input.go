@@ -59,12 +59,15 @@ type Nearness interface {
 
 // PlaceCheck is what the caller found of a place the question names
 // (plan.Plan.Places): Found when it resolved the name to a place at all,
-// InFrames when that place overlaps the frames asked about. A named place
-// that is not in the frames makes the answer partial and figure-less.
+// InFrames when that place overlaps the frames asked about, Frames how
+// many of them it covers (0: not counted). A named place that is not in
+// the frames makes the answer partial and figure-less; one that covers
+// only some of them makes it partial, with figures of all the frames.
 type PlaceCheck struct {
 	Name     string
 	Found    bool
 	InFrames bool
+	Frames   int
 }
 
 // Input is everything Compute reads.

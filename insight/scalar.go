@@ -207,6 +207,9 @@ func (c *computer) scalar(base []int32) {
 // attribute words total, mean, median, min and max.
 func (c *computer) attribute(st stat, col *Column, filt, sub string) {
 	l, unit := colLabel(col), colUnit(col)
+	if c.p.Agg != plan.AggTotal && c.p.Agg != plan.AggMean {
+		l, unit = c.perFrameWords(col)
+	}
 	subj := c.subject() + filt
 	if st.records == 0 {
 		c.ans.Headline = capitalize(subj) + " " + plural(c.n, "has", "have") + " no record of " + l + "."
@@ -458,7 +461,7 @@ func (c *computer) rank(base []int32) {
 	}
 	rows := make([]row, 0, len(idx))
 	for _, i := range idx {
-		if v := colNum(col, i); !math.IsNaN(v) {
+		if v := c.perFrame(col, i); !math.IsNaN(v) {
 			rows = append(rows, row{i, v})
 		}
 	}
@@ -481,12 +484,12 @@ func (c *computer) rank(base []int32) {
 	if !desc {
 		word = "lowest"
 	}
-	l, unit := colLabel(col), colUnit(col)
+	l, unit := c.perFrameWords(col)
 	if len(rows) == 0 {
 		c.ans.Headline = "None of " + c.subjectLower() + " has a record of " + l + "."
 		return
 	}
-	t := &Table{Columns: []string{"Rank", "Frame", labelOf(&col.Attr)}}
+	t := &Table{Columns: []string{"Rank", "Frame", capitalize(l)}}
 	var names []string
 	for r, rw := range rows {
 		id := c.frameID(rw.i)
@@ -495,7 +498,7 @@ func (c *computer) rank(base []int32) {
 		c.ans.Result.Frames = append(c.ans.Result.Frames, id)
 		c.fig(fmtInt(r+1), "", SubjectFrame(id), "Rank", FigureRank)
 		c.fig(id, "frame id", SubjectFrame(id), "Frame", FigureID)
-		c.fig(v, unit, SubjectFrame(id), labelOf(&col.Attr), FigureMeasure)
+		c.fig(v, unit, SubjectFrame(id), capitalize(l), FigureMeasure)
 		if r < 3 {
 			names = append(names, id+" ("+withUnitFig(rw.v, unit)+")")
 		}
