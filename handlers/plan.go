@@ -172,14 +172,14 @@ func (c *catalogue) placeChecks(p *plan.Plan, in *insight.Input) []insight.Place
 				if code < 0 {
 					continue
 				}
-				n := 0
-				for _, x := range col.Codes {
+				var pos []int32
+				for i, x := range col.Codes {
 					if x == int32(code) {
-						n++
+						pos = append(pos, int32(i))
 					}
 				}
-				if n > chk.Frames {
-					chk.Frames = n
+				if len(pos) > chk.Frames {
+					chk.Frames, chk.Positions = len(pos), pos
 				}
 			}
 		}

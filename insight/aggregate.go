@@ -40,17 +40,17 @@ func colNum(col *Column, i int32) float64 {
 }
 
 // filterValue is a number a filter compares: a frame without a record of
-// a summed measure holds none of it (0); of another measure it is unknown.
+// a numeric measure holds none of it (0), as "no health facility" reads.
 func filterValue(col *Column, i int32) float64 {
-	v := colNum(col, i)
-	if math.IsNaN(v) && isSum(col) {
-		return 0
+	if v := colNum(col, i); !math.IsNaN(v) {
+		return v
 	}
-	return v
+	return 0
 }
 
-// matches reports whether frame i meets filter f (col is its column).
-// A frame whose value is unknown meets no filter. The filter's Op is the
+// matches reports whether frame i meets filter f (col is its column). A
+// frame without a record of a category has no value: it is not "urban",
+// and it is "not urban". The filter's Op is the
 // comparison as meant: the parser writes a negation into it ("without a
 // clinic" is facility_count = 0, "not urban" is != urban) and marks it
 // with Not, which is not applied a second time.
@@ -58,10 +58,7 @@ func matches(f *plan.Filter, col *Column, i int32) bool {
 	ok := false
 	if col.IsCategory() && col.Codes != nil {
 		code := col.Codes[i]
-		if code < 0 {
-			return false
-		}
-		eq := strings.EqualFold(col.Dict[code], f.Text)
+		eq := code >= 0 && strings.EqualFold(col.Dict[code], f.Text)
 		switch f.Op {
 		case plan.OpNe:
 			ok = !eq
@@ -70,9 +67,6 @@ func matches(f *plan.Filter, col *Column, i int32) bool {
 		}
 	} else {
 		v := filterValue(col, i)
-		if math.IsNaN(v) {
-			return false
-		}
 		switch f.Op {
 		case plan.OpGT:
 			ok = v > f.Value
@@ -245,7 +239,7 @@ func (c *computer) perFrameWords(m0 *Column) (string, string) {
 	case c.p.Per != "" && c.p.Agg != plan.AggDensity:
 		area := "km²"
 		if c.p.Per == "ha" {
-			area = "ha"
+			area = "hectare"
 		}
 		return l + " per " + area, unit + " per " + area
 	case len(c.p.Measures) > 1 && c.p.Agg != plan.AggRatio && c.p.Agg != plan.AggCompare:
@@ -360,8 +354,8 @@ func (c *computer) eval(base []int32) stat {
 		for _, i := range idx {
 			area += fs.weight(i) * fs.AreaKm2[i]
 		}
-		st.records, st.second = rx, area
-		if c.p.Per == "ha" || c.p.Per == PerHectare {
+		st.records, st.second = rx, area // km²
+		if c.p.Per == "ha" {
 			area *= 100
 		}
 		if area > 0 {

@@ -280,7 +280,7 @@ func (c *computer) groupFigure() (string, string) {
 	case plan.AggDensity:
 		area := "km²"
 		if c.p.Per == "ha" {
-			area = "ha"
+			area = "hectare"
 		}
 		return capitalize(unit) + " per " + area, unit + " per " + area
 	case plan.AggRank:
