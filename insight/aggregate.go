@@ -160,8 +160,15 @@ func (c *computer) distance(i int32) float64 {
 	if v := c.dist[i]; !math.IsNaN(v) {
 		return v
 	}
-	v := near.NearestKm(c.in.Frames.Lon[i], c.in.Frames.Lat[i], SearchLimitKm)
-	if v > SearchLimitKm {
+	// A condition on the distance needs only to know whether a feature
+	// lies within its km: the search stops there (far frames are the
+	// costly ones). Nearest and farthest search the whole limit.
+	limit := float64(SearchLimitKm)
+	if d.Op != "" && d.Km > 0 && d.Km < limit && c.p.Agg != plan.AggNearest && c.p.Agg != plan.AggFarthest {
+		limit = d.Km
+	}
+	v := near.NearestKm(c.in.Frames.Lon[i], c.in.Frames.Lat[i], limit)
+	if v > limit {
 		v = math.Inf(1)
 	} else {
 		c.used[d.Feature] = true
