@@ -90,6 +90,14 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pl := plan.Parse(p.question, cat.cat)
+	if s.embedder != nil {
+		if hp, err := s.byMeaning(r, w, ans, p, cat, pl); err != nil {
+			s.writeError(w, r, err)
+			return
+		} else if hp != nil {
+			pl = hp
+		}
+	}
 	if p.register != "" {
 		pl.Register = p.register
 	}
@@ -524,6 +532,82 @@ func encodeInsight(ans0 *insight.Answer, pl *plan.Plan, ans *access.Answer, wd w
 	b.Truncate(b.Len() - 1) // Encode's newline
 	b.WriteString(dataSuffix)
 	return b.Bytes(), nil
+}
+
+// byMeaning reads unread words by meaning (hybrid retrieval): with an
+// Embedder, the question's content words and every readable measure are
+// embedded (see embed) and matched; when a measure matches the words the
+// parser left unread, the question is read again with those words taken
+// as that measure, which the plan then marks as matched by "embedding"
+// (so the answer is partial, retrieval hybrid). It returns nil when
+// nothing matched.
+func (s *Server) byMeaning(r *http.Request, w http.ResponseWriter, ans *access.Answer, p insightParams,
+	cat *catalogue, pl *plan.Plan) (*plan.Plan, error) {
+	req, err := ans.Request(access.Question{Text: p.question, Format: p.format, Register: p.register})
+	if err != nil {
+		return nil, err
+	}
+	// Embedded on every question, as the measures of a new dataset version
+	// are best embedded before a question needs them (both are cached).
+	s.embed(r, w, ans, &req)
+	if req.Embeddings == nil || len(pl.Unread()) == 0 {
+		return nil, nil
+	}
+	old := insight.PlanOf(req)
+	if len(old.Measures) == 0 || insight.AnswerRequest(req).Retrieval != insight.RetrievalHybrid {
+		return nil, nil
+	}
+	var label, dataset, attr string
+	for _, id := range old.Measures {
+		ds, at, _ := strings.Cut(id, ".")
+		if slices.ContainsFunc(pl.Measures, func(m plan.Measure) bool { return m.Dataset == ds && m.Attribute == at }) {
+			continue
+		}
+		for _, mi := range cat.cat.Measures {
+			if mi.Dataset == ds && mi.Attribute == at {
+				label, dataset, attr = mi.Label, ds, at
+			}
+		}
+		if label != "" {
+			break
+		}
+	}
+	if label == "" {
+		return nil, nil
+	}
+	// The unread words' places in the question, replaced by the label.
+	var q strings.Builder
+	last, first := 0, true
+	var taken []int
+	for k, wd := range pl.Words {
+		if wd.Role != "unread" || !wd.Meaning {
+			continue
+		}
+		q.WriteString(p.question[last:wd.Start])
+		if first {
+			q.WriteString(label)
+			first = false
+		}
+		last = wd.Start + len(wd.Text)
+		taken = append(taken, k)
+	}
+	q.WriteString(p.question[last:])
+	np := plan.Parse(q.String(), cat.cat)
+	if len(np.Unread()) > 0 || !slices.ContainsFunc(np.Measures, func(m plan.Measure) bool { return m.Dataset == dataset && m.Attribute == attr }) {
+		return nil, nil
+	}
+	// The plan of the question as asked: its words, the taken ones read
+	// as the measure.
+	for i := range np.Measures {
+		if np.Measures[i].Dataset == dataset && np.Measures[i].Attribute == attr {
+			np.Measures[i].Match, np.Measures[i].Words = "embedding", taken
+		}
+	}
+	np.Words = slices.Clone(pl.Words)
+	for _, k := range taken {
+		np.Words[k].Role = "measure"
+	}
+	return np, nil
 }
 
 // Embedder embeds texts; *narrate.Client implements it. Embed returns one
