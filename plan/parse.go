@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -880,7 +881,9 @@ func (r *reader) perWords() {
 				j++
 			}
 		}
-		if !ok || r.low(i) == "a" && !sq {
+		// A unit is an area after "per", "/", "square", or "in" beside
+		// density words ("density in hectares"); one unit is read.
+		if !ok || r.low(i) == "a" && !sq || !per && !sq && !(r.low(i-1) == "in" && r.anyWord(densWords)) || r.per != "" {
 			continue
 		}
 		r.per = u
@@ -907,8 +910,9 @@ func (r *reader) perWords() {
 		if w == "for" || w == "to" {
 			j++
 		}
+		// A ratio's scale is round: "per 10,000 people", "per 1k".
 		scale := 1.0
-		if v, e, ok := numberAt(r.ts, j); ok && r.free(j) {
+		if v, e, ok := numberAt(r.ts, j); ok && r.free(j) && (v == 10 || v >= 100 && math.Mod(v, 100) == 0) {
 			scale, j = v, e
 		}
 		var x *mention
@@ -1049,11 +1053,11 @@ func (r *reader) aggregations() {
 			r.rank = true
 			if w == "bottom" || w == "ascending" {
 				r.high = false
-				r.extreme = append(r.extreme, i)
-			} else if w == "top" || w == "descending" {
-				if len(r.extreme) == 0 {
-					r.high = true
-				}
+				r.extreme = append(r.extreme, r.claim(i, i+1, RoleOrder)...)
+				continue
+			}
+			if (w == "top" || w == "descending") && len(r.extreme) == 0 {
+				r.high = true
 			}
 			r.kAt = append(r.kAt, r.claim(i, i+1, RoleOrder)...)
 		case highWords[w] || lowWords[w]:
@@ -1131,7 +1135,7 @@ func (r *reader) rankCount() {
 			continue
 		}
 		v, e, ok := numberAt(r.ts, i)
-		if !ok || v < 1 || v != float64(int(v)) || e != i+1 {
+		if !ok || v < 1 || v > maxK || v != float64(int(v)) || e != i+1 {
 			continue
 		}
 		if v == 1 && !near(i-1) && !near(i+1) {
