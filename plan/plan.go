@@ -1,7 +1,3 @@
-// Package plan reads a plain-language question into a typed Plan: what
-// the engine (package insight) must compute, and which words of the
-// question each part of the plan was read from. The parser and the engine
-// meet only here: the engine computes from a Plan alone.
 package plan
 
 // Agg is what a plan computes.
