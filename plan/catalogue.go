@@ -78,11 +78,14 @@ type fuzzyTarget struct {
 
 // index is a Catalogue compiled for matching.
 type index struct {
-	byFirst   map[string][]*term // longest first
-	fuzzy     []fuzzyTarget
-	concept   map[string]int // concept -> its measure
-	conceptOf []string       // per measure
-	featOf    []int          // per measure: its dataset's feature set, -1
+	byFirst map[string][]*term // longest first
+	fuzzy   []fuzzyTarget
+	concept map[string]int // concept -> its measure
+	// conceptAll lists every measure carrying a concept with the type
+	// the concept wants (hybrid reading chooses among them).
+	conceptAll map[string][]int
+	conceptOf  []string // per measure
+	featOf     []int    // per measure: its dataset's feature set, -1
 }
 
 func (c *Catalogue) index() *index {
@@ -94,7 +97,7 @@ func (c *Catalogue) index() *index {
 var viaRank = map[string]int{"value": 0, "name": 1, "label": 2, "alias": 3, "feature": 4, "dataset": 5, "synonym": 6}
 
 func buildIndex(c *Catalogue) *index {
-	ix := &index{byFirst: map[string][]*term{}, concept: map[string]int{}}
+	ix := &index{byFirst: map[string][]*term{}, concept: map[string]int{}, conceptAll: map[string][]int{}}
 	seenFuzzy := map[string]bool{}
 	addFuzzy := func(w string, t *term) {
 		if len(w) < 5 || !isASCIILetters(w) || seenFuzzy[w] {
@@ -157,6 +160,9 @@ func buildIndex(c *Catalogue) *index {
 		}
 		cpt := Concept(m)
 		ix.conceptOf[mi] = cpt
+		if cpt != "" && wantsNumber(cpt) == isNumeric(m) {
+			ix.conceptAll[cpt] = append(ix.conceptAll[cpt], mi)
+		}
 		if prev, ok := ix.concept[cpt]; cpt != "" && (!ok || wantsNumber(cpt) && !isNumeric(c.Measures[prev]) && isNumeric(m)) {
 			ix.concept[cpt] = mi
 		}

@@ -96,6 +96,7 @@
 //   - Place names are read only through the caller's lookup or the
 //     administrative category values; whether a place is in the frames
 //     asked about is the engine's to say.
-//   - Hybrid retrieval (embeddings) is not part of this parser yet: a
-//     word no catalogue term reaches stays unread.
+//   - Without vectors (Parse, or ParseWith with nil) a word no catalogue
+//     term reaches stays unread; with them (EmbedTexts, ParseWith, see
+//     hybrid.go) it may name a measure by meaning, partially.
 package plan

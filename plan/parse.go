@@ -38,12 +38,7 @@ const maxK = 100
 // Parse is safe for concurrent use; it keeps nothing of question and
 // never changes cat's exported fields.
 func Parse(question string, cat *Catalogue) *Plan {
-	if cat == nil {
-		cat = &Catalogue{}
-	}
-	r := &reader{cat: cat, ix: cat.index(), ts: tokenize(question)}
-	r.read()
-	return r.p
+	return ParseWith(question, cat, nil)
 }
 
 // mention is a measure, category value or features dataset the question
@@ -55,6 +50,7 @@ type mention struct {
 	value      string // a category value named
 	via        string
 	role       string // "" until a part of the plan takes it
+	extra      []int  // further words read with it (a match by meaning)
 }
 
 // cmp is a comparison with a number found in the words.
@@ -68,6 +64,7 @@ type cmp struct {
 type reader struct {
 	cat  *Catalogue
 	ix   *index
+	emb  *Embeddings // nil: lexical reading only
 	ts   []tok
 	role []string
 	at   []int // mention index per word, -1 when none
@@ -133,6 +130,8 @@ func (r *reader) read() {
 	r.groups()
 	r.perWords()
 	r.aggregations()
+	r.nearestOfConcept()
+	r.byMeaning()
 	r.decide()
 	r.years()
 	r.registerAndFormat()
@@ -178,6 +177,12 @@ func (r *reader) take(m *mention, role string) Measure {
 	for k := m.start; k < m.end; k++ {
 		r.role[k] = role
 		ws = append(ws, k)
+	}
+	for _, k := range m.extra {
+		if r.free(k) {
+			r.role[k] = role
+			ws = append(ws, k)
+		}
 	}
 	if m.m < 0 {
 		return Measure{Match: m.via, Words: ws}
@@ -1204,7 +1209,7 @@ func (r *reader) decide() {
 	// A measure qualified by a word no dataset records ("population
 	// growth", "literacy rate") is not what was asked.
 	for _, m := range num {
-		if k := m.end; k < len(r.ts) && r.free(k) && r.unknown(k) && !r.ts[k].isNum {
+		if k := m.end; m.via != "embedding" && k < len(r.ts) && r.free(k) && r.unknown(k) && !r.ts[k].isNum {
 			m.role = RoleUnread
 		}
 	}
