@@ -1077,11 +1077,6 @@ func (r *reader) aggregations() {
 			r.role[i] = RoleOrder
 		}
 	}
-	for _, m := range r.ms {
-		if w := r.low(m.start); m.via == "stem" && m.end == m.start+1 && (highWords[w] || lowWords[w]) && !r.hasExtreme() {
-			r.stemExtreme, r.high = true, highWords[w]
-		}
-	}
 	if r.sparse && len(r.extreme) == 0 && len(r.dense) > 0 {
 		r.high = false
 	}
@@ -1089,6 +1084,11 @@ func (r *reader) aggregations() {
 	for i := 0; i+1 < n; i++ {
 		if r.low(i) == "tell" && r.free(i+1) && r.low(i+2) == "about" {
 			r.profile = append(r.profile, i)
+		}
+	}
+	for _, m := range r.ms {
+		if w := r.low(m.start); m.via == "stem" && m.end == m.start+1 && (highWords[w] || lowWords[w]) && !r.hasExtreme() {
+			r.stemExtreme, r.high = true, highWords[w]
 		}
 	}
 	r.rankCount()
@@ -1126,12 +1126,16 @@ func (r *reader) whichWord() bool {
 // highest", "bottom three") or before a frame noun ("the 10 frames with
 // the most people").
 func (r *reader) rankCount() {
-	if len(r.extreme) == 0 && !r.rank {
+	if !r.hasExtreme() && !r.rank {
 		return
 	}
 	near := func(i int) bool {
 		if i < 0 || i >= len(r.ts) {
 			return false
+		}
+		if r.at[i] >= 0 && r.stemExtreme {
+			m := r.ms[r.at[i]]
+			return m.via == "stem" && (highWords[r.low(i)] || lowWords[r.low(i)])
 		}
 		return r.role[i] == RoleOrder
 	}
@@ -1204,6 +1208,24 @@ func (r *reader) decide() {
 				r.plural = true
 			}
 			refresh()
+		}
+	}
+	// "Rank LGAs by population", "the most common settlement class": a
+	// category named beside a ranking ranks its groups.
+	if p.Group == nil && (r.hasExtreme() || r.rank) {
+		for _, m := range subj {
+			if m.value != "" || isNumeric(r.cat.Measures[m.m]) {
+				continue
+			}
+			p.Group = &Group{Measure: r.take(m, RoleGroup)}
+			if r.low(m.end-1) != r.sing(m.end-1) {
+				r.plural = true
+			}
+			if commonWords[r.low(m.start-1)] {
+				p.Group.Words = r.claim(m.start-1, m.start, RoleGroup)
+			}
+			refresh()
+			break
 		}
 	}
 	// A measure qualified by a word no dataset records ("population
@@ -1400,6 +1422,18 @@ func (r *reader) decide() {
 		p.Agg = AggCompare
 		measure(subj[0])
 		measure(subj[1])
+		return
+	case p.Group != nil && len(num) == 0 && (r.hasExtreme() || r.rank):
+		// "the most common settlement class": frames counted by group.
+		p.Agg = AggCount
+		k := r.k
+		if k == 0 {
+			k = 1
+			if r.plural {
+				k = DefaultK
+			}
+		}
+		p.Order = &Order{Desc: r.high || !r.hasExtreme(), K: k, Words: append(append([]int(nil), r.extreme...), r.kAt...)}
 		return
 	case (r.hasExtreme() || r.rank) && len(num) > 0:
 		measure(num[0])

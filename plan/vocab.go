@@ -33,6 +33,7 @@ var functionWords = set(
 	"it", "im", "interested", "curious", "wondering", "wonder", "figure", "figures", "statistics",
 	"stats", "numbers", "values", "levels", "measure", "measured", "measurement", "fall", "falls", "lie",
 	"lies", "sit", "sits", "situated", "write", "produce", "prepare", "draft", "create", "make",
+	"over", "throughout", "either", "short", "long", "detailed", "full", "quick", "simple", "little",
 )
 
 // Concepts: what a measure is about, independent of dataset ids (see
@@ -106,7 +107,7 @@ var stems = []struct{ prefix, concept string }{
 	{"popul", cPopulation}, {"inhabit", cPopulation}, {"resident", cPopulation}, {"crowd", cPopulation},
 	{"build", cBuildings}, {"hous", cBuildings}, {"dwell", cBuildings},
 	{"hospit", cHealth}, {"clinic", cHealth}, {"medic", cHealth},
-	{"radian", cRadiance}, {"lumin", cRadiance}, {"bright", cRadiance}, {"illumin", cRadiance},
+	{"radian", cRadiance}, {"lumin", cRadiance}, {"bright", cRadiance}, {"illumin", cRadiance}, {"dark", cRadiance},
 	{"urbanis", cSettlement}, {"urbaniz", cSettlement},
 }
 
@@ -221,3 +222,7 @@ var inflections = map[string]string{"populated": cPopulation, "populous": cPopul
 // liveWords read as the population after "how many" when no measure is
 // named ("how many women live here").
 var liveWords = set("live", "lives", "living", "reside", "resides", "residing", "dwell", "inhabit")
+
+// commonWords ask for the category value most frames hold ("the most
+// common settlement class").
+var commonWords = set("common", "frequent", "prevalent", "usual", "dominant")
