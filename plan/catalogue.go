@@ -113,6 +113,20 @@ func buildIndex(c *Catalogue) *index {
 		}
 		t.words = ws
 		t.rank = viaRank[t.via]
+		if t.kind == kValue && adminConcepts[ix.conceptOf[t.m]] {
+			// A place name ("Kano", a ward "Clinic") yields to the
+			// measures' wording on the same words; one made only of
+			// function or grammar words ("Central Market" is kept, a
+			// ward "Over" is not) is not read as a value.
+			t.rank = len(viaRank)
+			plain := true
+			for _, w := range ws {
+				plain = plain && (functionWords[w] || known(w) || grammarWord(w))
+			}
+			if plain {
+				return
+			}
+		}
 		tp := &t
 		ix.byFirst[ws[0]] = append(ix.byFirst[ws[0]], tp)
 		if len(ws) == 1 && t.kind != kValue {
@@ -135,6 +149,8 @@ func buildIndex(c *Catalogue) *index {
 			f = -1
 		}
 		ix.featOf[mi] = f
+		cpt := Concept(m)
+		ix.conceptOf[mi] = cpt
 		base := term{kind: kMeasure, m: mi, f: f}
 		for _, s := range []struct{ text, via string }{{m.Attribute, "name"}, {m.Label, "label"}} {
 			t := base
@@ -158,8 +174,6 @@ func buildIndex(c *Catalogue) *index {
 				add(v, t)
 			}
 		}
-		cpt := Concept(m)
-		ix.conceptOf[mi] = cpt
 		if cpt != "" && wantsNumber(cpt) == isNumeric(m) {
 			ix.conceptAll[cpt] = append(ix.conceptAll[cpt], mi)
 		}

@@ -412,13 +412,16 @@ func (r *reader) places() {
 	}
 	for i := 0; i < n; i++ {
 		end := 0
+		if set("a", "an", "any", "some", "every", "each", "no")[r.low(i-1)] {
+			continue // "near a river": a common noun, not a place named
+		}
 		if r.cat.Place != nil && (r.free(i) || r.at[i] >= 0 && r.ms[r.at[i]].value != "") && !r.ts[i].sym && !r.ts[i].isNum &&
 			!known(r.ts[i].low) && !grammarWord(r.ts[i].low) {
 			if k, ok := r.cat.Place(texts[i:]); ok && k > 0 {
 				end = min(i+k, n)
 			}
 		}
-		if m := r.mentionAt(i); end == 0 && m != nil && m.value != "" && adminConcepts[r.ix.conceptOf[m.m]] {
+		if m := r.mentionAt(i); end == 0 && m != nil && m.value != "" && adminConcepts[r.ix.conceptOf[m.m]] && sameWords(r.ts[m.start:m.end], m.value) {
 			end = m.end
 		}
 		if end == 0 {
@@ -443,6 +446,21 @@ func (r *reader) places() {
 		r.p.Places = append(r.p.Places, name)
 		i = end - 1
 	}
+}
+
+// sameWords reports whether ts are the words of value as written, not
+// only their singular forms ("Rivers" is a state, "river" is not).
+func sameWords(ts []tok, value string) bool {
+	vs := tokenize(value)
+	if len(vs) != len(ts) {
+		return false
+	}
+	for k := range vs {
+		if vs[k].low != ts[k].low {
+			return false
+		}
+	}
+	return true
 }
 
 // joinText joins words as written.
@@ -751,8 +769,8 @@ func (r *reader) presence() {
 // are rural"), and the joining "or" between filters.
 func (r *reader) values() {
 	for _, m := range r.ms {
-		if m.role != "" || m.value == "" || m.m < 0 {
-			continue
+		if m.role != "" || m.value == "" || m.m < 0 || adminConcepts[r.ix.conceptOf[m.m]] {
+			continue // a place not read as one ("near a river") stays unread
 		}
 		f := Filter{Op: OpEq, Text: strings.ToLower(m.value)}
 		// "settlement_class = peri-urban", "settlement_class != rural".
