@@ -68,8 +68,11 @@ type Filter struct {
 	Value   float64 `json:"value,omitempty"`
 	Value2  float64 `json:"value2,omitempty"`
 	Text    string  `json:"text,omitempty"` // a category value, lower case
-	Not     bool    `json:"not,omitempty"`  // negated: "not urban", "without"
-	Words   []int   `json:"words,omitempty"`
+	// Not records that the filter was read from negating words ("not
+	// urban", "without a clinic", "nobody"); Op and Value already say
+	// the comparison as meant (!= urban, = 0): never negate again.
+	Not   bool  `json:"not,omitempty"`
+	Words []int `json:"words,omitempty"`
 }
 
 // Distance is a reach condition: frames whose centre lies within (or

@@ -33,7 +33,7 @@ var functionWords = set(
 	"it", "im", "interested", "curious", "wondering", "wonder", "figure", "figures", "statistics",
 	"stats", "numbers", "values", "levels", "measure", "measured", "measurement", "fall", "falls", "lie",
 	"lies", "sit", "sits", "situated", "write", "produce", "prepare", "draft", "create", "make",
-	"over", "throughout", "either", "short", "long", "detailed", "full", "quick", "simple", "little",
+	"over", "throughout", "either", "away", "short", "long", "detailed", "full", "quick", "simple", "little",
 )
 
 // Concepts: what a measure is about, independent of dataset ids (see
@@ -93,7 +93,7 @@ var synonyms = map[string][]string{
 		"medical facility", "healthcare facility", "health care facility", "dispensary", "health post",
 		"primary health centre", "primary health center", "maternity", "facility", "phc"},
 	cRadiance: {"light", "brightness", "luminosity", "radiance", "night light", "nightlight",
-		"night time light", "nighttime light", "light intensity", "glow", "illumination", "viirs"},
+		"night time light", "nighttime light", "light intensity", "glow", "illumination", "viirs", "lit"},
 	cSettlement: {"settlement", "settlement type", "settlement class", "urbanisation", "urbanization",
 		"urbanity", "degree of urbanisation", "degree of urbanization"},
 	cState: {"state", "province"},
