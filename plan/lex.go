@@ -91,6 +91,12 @@ func tokenize(q string) []tok {
 		default:
 			flush(i)
 			switch {
+			case r == '=' && i+1 < len(q) && q[i+1] == '=':
+				symbol(i, 2, "=") // "==" as in code
+				size = 2
+			case r == '<' && i+1 < len(q) && q[i+1] == '>':
+				symbol(i, 2, "!=")
+				size = 2
 			case (r == '>' || r == '<' || r == '!') && i+1 < len(q) && q[i+1] == '=':
 				symbol(i, 2, string(r)+"=")
 				size = 2

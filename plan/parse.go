@@ -320,7 +320,7 @@ var grammarVocab = func() map[string]bool {
 			}
 		}
 	}
-	for _, m := range []map[string]bool{liveWords, perPerson, frameNouns, featureNouns} {
+	for _, m := range []map[string]bool{liveWords, perPerson, frameNouns, featureNouns, statWords, groupWords} {
 		for w := range m {
 			out[w] = true
 		}
@@ -355,7 +355,7 @@ func known(w string) bool {
 func (r *reader) spellings() {
 	for i, t := range r.ts {
 		w := t.low
-		if r.at[i] >= 0 || len(w) < 5 || !isASCIILetters(w) || known(w) || known(t.sing) || grammarWord(t.sing) {
+		if r.at[i] >= 0 || len(w) < 5 || !isASCIILetters(w) || known(w) || known(t.sing) || grammarWord(t.sing) || statWords[w] {
 			continue
 		}
 		best, bestD := -1, 3
@@ -657,7 +657,24 @@ func (r *reader) distance(c cmp) bool {
 		op = "within"
 		r.p.Notes = append(r.p.Notes, "No comparison was given with "+strconv.FormatFloat(c.v1, 'f', -1, 64)+" km: read as within it.")
 	}
-	ws := r.claim(c.start, j, RoleDistance)
+	// "no clinic within 5 km", "lacks a health facility within 10 km":
+	// beyond it.
+	var neg []int
+	if feat.end <= c.start {
+		k := feat.start - 1
+		for k >= 0 && r.free(k) && articles[r.low(k)] {
+			k--
+		}
+		if l := r.low(k); r.free(k) && (l == "no" || l == "without" || l == "lacks" || l == "lack" || l == "lacking") {
+			neg = r.claim(k, feat.start, RoleDistance)
+			if op == "within" {
+				op = "beyond"
+			} else {
+				op = "within"
+			}
+		}
+	}
+	ws := append(neg, r.claim(c.start, j, RoleDistance)...)
 	fm := r.take(feat, RoleDistance)
 	if featureNouns[r.sing(feat.end)] {
 		fm.Words = append(fm.Words, r.claim(feat.end, feat.end+1, RoleDistance)...)
@@ -837,11 +854,8 @@ func (r *reader) groups() {
 		switch b := r.low(m.start - 1); {
 		case b == "by" || b == "per" || b == "each" || b == "every":
 			start = m.start - 1
-			if l := r.low(start - 1); l == "for" || l == "in" || l == "down" || l == "broken" || l == "grouped" || l == "split" {
+			for l := r.low(start - 1); (l == "for" || l == "in" || groupWords[l]) && r.free(start-1) && start > m.start-4; l = r.low(start - 1) {
 				start--
-				if r.low(start) == "down" && r.low(start-1) == "broken" {
-					start--
-				}
 			}
 		case b == "the" && r.low(m.start-2) == "by":
 			start = m.start - 2
@@ -1334,7 +1348,7 @@ func (r *reader) decide() {
 		}
 	}()
 
-	if r.distanceUnbound() {
+	if r.distanceUnbound() || r.anyWord(statWords) {
 		p.Agg = AggUnsupported
 		return
 	}

@@ -33,7 +33,7 @@ var functionWords = set(
 	"it", "im", "interested", "curious", "wondering", "wonder", "figure", "figures", "statistics",
 	"stats", "numbers", "values", "levels", "measure", "measured", "measurement", "fall", "falls", "lie",
 	"lies", "sit", "sits", "situated", "write", "produce", "prepare", "draft", "create", "make",
-	"over", "throughout", "either", "away", "short", "long", "detailed", "full", "quick", "simple", "little",
+	"over", "throughout", "either", "away", "return", "returns", "output", "report", "short", "long", "detailed", "full", "quick", "simple", "little",
 )
 
 // Concepts: what a measure is about, independent of dataset ids (see
@@ -226,3 +226,12 @@ var liveWords = set("live", "lives", "living", "reside", "resides", "residing", 
 // commonWords ask for the category value most frames hold ("the most
 // common settlement class").
 var commonWords = set("common", "frequent", "prevalent", "usual", "dominant")
+
+// statWords name statistics the engine does not compute: a question
+// asking one is unsupported rather than answered with another figure.
+var statWords = set("percentile", "quantile", "quartile", "decile", "deviation", "variance", "stddev", "stdev",
+	"std", "skew", "skewness", "kurtosis", "correlation", "correlate", "correlated", "regression", "trend",
+	"trends", "growth", "change", "forecast", "projection", "weighted")
+
+// groupWords lead "by" into a breakdown: "group by", "broken down by".
+var groupWords = set("group", "grouped", "split", "broken", "break", "down", "breakdown", "aggregated", "summed")
