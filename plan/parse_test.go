@@ -103,3 +103,16 @@ func TestDescribe(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribe_Metric names a ranking's density or ratio.
+func TestDescribe_Metric(t *testing.T) {
+	cat := demoCatalogue()
+	for q, want := range map[string]string{
+		"top 3 frames by population density":        "read as: the 3 frames with the highest population_2020 per km²",
+		"which frame has the most people per house": "read as: largest per-frame population_2020 per building_count",
+	} {
+		if got := Parse(q, cat).Describe(0); got != want {
+			t.Errorf("%q:\n got %s\nwant %s", q, got, want)
+		}
+	}
+}
