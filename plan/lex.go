@@ -222,6 +222,9 @@ func numberAt(ts []tok, i int) (v float64, next int, ok bool) {
 		v, ok = n, true
 	case (w == "a" || w == "an") && i+1 < len(ts) && multipliers[ts[i+1].low] > 0 && ts[i+1].low != "k":
 		v, ok = 1, true
+	case w == "thousand" || w == "million":
+		// "per thousand people": the multiplier alone
+		return multipliers[w], i + 1, true
 	}
 	if !ok {
 		return 0, i, false

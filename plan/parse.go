@@ -561,7 +561,7 @@ func (r *reader) comparisons() {
 		if !ok {
 			// "5 km from a clinic": a distance without a comparison.
 			v, e, isNum := numberAt(r.ts, i)
-			if !isNum || !r.ts[i].isNum || !kmWords[r.low(e)] {
+			if !isNum || !r.ts[i].isNum || !r.distanceUnit(e) {
 				continue
 			}
 			c = cmp{v1: v, start: i, end: e}
@@ -569,7 +569,10 @@ func (r *reader) comparisons() {
 		for k := c.start; k < c.end; k++ {
 			r.op[k] = true
 		}
-		if kmWords[r.low(c.end)] && r.free(c.end) {
+		if r.distanceUnit(c.end) && r.free(c.end) {
+			if mWords[r.low(c.end)] {
+				c.v1, c.v2 = c.v1/1000, c.v2/1000
+			}
 			if r.distance(c) {
 				i = c.end - 1
 			}
@@ -586,6 +589,12 @@ func (r *reader) comparisons() {
 			i = c.end - 1
 		}
 	}
+}
+
+// distanceUnit reports km or metres at word i ("m" only after a
+// number: "500 m").
+func (r *reader) distanceUnit(i int) bool {
+	return kmWords[r.low(i)] || mWords[r.low(i)] && i > 0 && r.ts[i-1].isNum
 }
 
 // subjectOf is the numeric measure a comparison is about: named right
@@ -975,7 +984,11 @@ func (r *reader) perWords() {
 			}
 		}
 		if y := r.mentionAt(j); y != nil && y.m >= 0 && y.m != x.m && isNumeric(r.cat.Measures[y.m]) {
-			r.ratio = &ratioRead{x: x, y: y, scale: scale, words: r.claim(i, j, RoleAgg)}
+			ws := r.claim(i, j, RoleAgg)
+			if ratioWords[r.sing(y.end)] { // "people per building ratio"
+				ws = append(ws, r.claim(y.end, y.end+1, RoleAgg)...)
+			}
+			r.ratio = &ratioRead{x: x, y: y, scale: scale, words: ws}
 			break
 		}
 	}
@@ -1082,6 +1095,9 @@ func (r *reader) aggregations() {
 			} else {
 				add(AggShare, i, i+1)
 			}
+		case w == "how" && r.low(i+1) == "much" && r.low(i+2) == "of":
+			add(AggShare, i, i+2)
+			i++
 		case compareWords[w]:
 			r.compare = append(r.compare, r.claim(i, i+1, RoleAgg)...)
 		case profileWords[w] || profileWords[s]:
@@ -1548,7 +1564,7 @@ func (r *reader) distanceUnbound() bool {
 		return false
 	}
 	for i := range r.ts {
-		if r.free(i) && kmWords[r.low(i)] {
+		if r.free(i) && r.distanceUnit(i) {
 			if _, _, ok := numberAt(r.ts, i-1); ok || r.op[max(i-1, 0)] {
 				return true
 			}

@@ -139,9 +139,10 @@ var (
 		"description", "snapshot", "rundown", "characterise", "characterize", "characteristic")
 	// highWords and lowWords name an end of a ranking or an extreme.
 	highWords = set("most", "highest", "largest", "biggest", "greatest", "max", "maximum", "brightest",
-		"densest", "busiest", "heaviest", "populous", "more", "higher", "larger", "bigger", "greater", "top", "peak")
+		"densest", "busiest", "heaviest", "populous", "more", "higher", "larger", "bigger", "greater", "top", "peak",
+		"longest")
 	lowWords = set("least", "lowest", "smallest", "fewest", "min", "minimum", "darkest", "emptiest",
-		"sparsest", "dimmest", "fewer", "less", "lower", "smaller", "bottom", "sparse", "sparsely")
+		"sparsest", "dimmest", "fewer", "less", "lower", "smaller", "bottom", "sparse", "sparsely", "shortest")
 	// rankWords ask for a ranking without naming an end.
 	rankWords   = set("rank", "ranked", "ranking", "sort", "sorted", "order", "ordered", "descending", "ascending", "top", "bottom")
 	reportWords = set("report", "brief", "memo", "briefing", "writeup")
@@ -149,9 +150,11 @@ var (
 
 // Distance words.
 var (
-	nearWords  = set("nearest", "closest", "nearby")
-	farWords   = set("farthest", "furthest", "remotest")
-	kmWords    = set("km", "kms", "kilometre", "kilometer", "kilometres", "kilometers")
+	nearWords = set("nearest", "closest", "nearby")
+	farWords  = set("farthest", "furthest", "remotest")
+	kmWords   = set("km", "kms", "kilometre", "kilometer", "kilometres", "kilometers")
+	// mWords are metres: a distance in them is read in km.
+	mWords     = set("m", "metre", "meter", "metres", "meters")
 	areaUnit   = map[string]string{"km2": "km2", "sqkm": "km2", "hectare": "ha", "ha": "ha"}
 	fromWords  = set("from", "of", "to", "away")
 	frameNouns = set("frame", "area", "cell", "place", "location", "tile", "square", "site", "spot", "zone",
