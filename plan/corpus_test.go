@@ -17,9 +17,10 @@ import (
 // corpusLine is one line of plan/testdata/corpus/*.jsonl (the schema is
 // h/corpus's: see the files).
 type corpusLine struct {
-	ID     string `json:"id"`
-	Q      string `json:"q"`
-	Expect struct {
+	ID       string `json:"id"`
+	Q        string `json:"q"`
+	Register string `json:"register"`
+	Expect   struct {
 		Agg        string   `json:"agg"`
 		Measure    string   `json:"measure"`
 		Measure2   string   `json:"measure2"`
@@ -81,9 +82,12 @@ func TestCorpus(t *testing.T) {
 				t.Logf("%s: no %s in this tree", name, path)
 				continue
 			}
-			ok := 0
+			ok, reg := 0, 0
 			for _, l := range lines {
 				p := Parse(l.Q, cat)
+				if p.Register == l.Register {
+					reg++
+				}
 				if diff := compareCorpus(l, p); diff != "" {
 					t.Logf("%s (%s) %s %q: %s\n\tgot %s", name, how, l.ID, l.Q, diff, summary(p))
 					continue
@@ -91,7 +95,7 @@ func TestCorpus(t *testing.T) {
 				ok++
 			}
 			score := float64(ok) / float64(len(lines))
-			t.Logf("corpus %s (%s): %d of %d plans match (%.1f%%)", name, how, ok, len(lines), 100*score)
+			t.Logf("corpus %s (%s): %d of %d plans match (%.1f%%); register agrees on %d", name, how, ok, len(lines), 100*score, reg)
 			if name == "tuning" && score < tuningFloor {
 				t.Errorf("corpus tuning (%s): %.1f%% of plans match, below the floor of %.0f%%", how, 100*score, 100*tuningFloor)
 			}

@@ -51,7 +51,7 @@ func EmbedTexts(question string, cat *Catalogue) []string {
 	if cat == nil {
 		cat = &Catalogue{}
 	}
-	r := &reader{cat: cat, ix: cat.index(), ts: tokenize(question)}
+	r := &reader{cat: cat, ix: cat.index(), ts: tokenize(question), q: question}
 	r.read()
 	var out []string
 	if c := r.contentText(); c != "" {
@@ -69,7 +69,7 @@ func ParseWith(question string, cat *Catalogue, emb *Embeddings) *Plan {
 	if cat == nil {
 		cat = &Catalogue{}
 	}
-	r := &reader{cat: cat, ix: cat.index(), ts: tokenize(question), emb: emb}
+	r := &reader{cat: cat, ix: cat.index(), ts: tokenize(question), q: question, emb: emb}
 	r.read()
 	return r.p
 }

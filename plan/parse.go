@@ -65,6 +65,7 @@ type reader struct {
 	cat  *Catalogue
 	ix   *index
 	emb  *Embeddings // nil: lexical reading only
+	q    string      // the question
 	ts   []tok
 	role []string
 	at   []int // mention index per word, -1 when none
@@ -1793,6 +1794,20 @@ func (r *reader) registerAndFormat() {
 		case reportWords[w] || reportWords[s]:
 			r.p.Format = "report"
 			r.role[i] = RoleFormat
+		}
+	}
+	// The notation of the GIS register, read without taking words:
+	// attribute names as identifiers ("population_2020"), calls
+	// ("SUM(...)"), "=" and "/", and the nouns of cells, points and
+	// polygons.
+	for _, t := range r.ts {
+		next := len(t.text) + t.start
+		switch {
+		case t.sym && (t.low == "=" || t.low == "!=" || t.low == "/"),
+			gisNouns[t.sing],
+			next < len(r.q) && (r.q[next] == '_' || r.q[next] == '(') && !t.sym,
+			t.start > 0 && r.q[t.start-1] == '_':
+			r.p.Register = "gis"
 		}
 	}
 	for i := 0; i+1 < len(r.ts); i++ {

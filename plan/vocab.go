@@ -238,3 +238,7 @@ var statWords = set("percentile", "quantile", "quartile", "decile", "deviation",
 
 // groupWords lead "by" into a breakdown: "group by", "broken down by".
 var groupWords = set("group", "grouped", "split", "broken", "break", "down", "breakdown", "aggregated", "summed")
+
+// gisNouns mark the GIS register without being read as it (they are
+// frame or feature nouns).
+var gisNouns = set("cell", "pixel", "polygon", "point", "feature", "vertex", "raster", "grid")
