@@ -109,3 +109,23 @@ func FuzzParse(f *testing.F) {
 		checkPlan(t, q, Parse(q, cat))
 	})
 }
+
+// TestParse_EmptyCatalogue: without a catalogue nothing is a measure; an
+// overview still reads, a question of figures is unsupported.
+func TestParse_EmptyCatalogue(t *testing.T) {
+	for q, want := range map[string]Agg{
+		"":                              AggProfile,
+		"tell me about these frames":    AggProfile,
+		"average population":            AggUnsupported,
+		"frames within 5 km of clinics": AggUnsupported,
+		"top 3 frames":                  AggUnsupported,
+	} {
+		for _, cat := range []*Catalogue{nil, {}} {
+			p := Parse(q, cat)
+			checkPlan(t, q, p)
+			if p.Agg != want {
+				t.Errorf("%q: %s, want %s", q, p.Agg, want)
+			}
+		}
+	}
+}

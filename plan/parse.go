@@ -1528,14 +1528,23 @@ func (r *reader) decide() {
 		p.Agg = AggCount
 		return
 	}
+	// An overview, asked for or with nothing else asked; a question of
+	// figures with nothing to compute them from is unsupported.
 	p.Agg = AggProfile
 	for _, m := range r.ms {
 		if m.role == "" {
 			p.Agg = AggUnsupported
 		}
 	}
-	if len(r.unknowns()) > 0 && len(r.profile) == 0 {
-		p.Agg = AggUnsupported
+	if len(r.profile) > 0 {
+		return
+	}
+	for i, t := range r.ts {
+		switch {
+		case t.sym || functionWords[t.low] || functionWords[t.sing] || gisWords[t.sing] || reportWords[t.low]:
+		case r.role[i] == "" || r.role[i] == RoleAgg || r.role[i] == RoleOrder || r.role[i] == RoleDistance:
+			p.Agg = AggUnsupported
+		}
 	}
 }
 
