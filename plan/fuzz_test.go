@@ -129,3 +129,13 @@ func TestParse_EmptyCatalogue(t *testing.T) {
 		}
 	}
 }
+
+// TestParse_Long: words past the first maxTokens make the plan partial.
+func TestParse_Long(t *testing.T) {
+	q := strings.Repeat("people ", maxTokens) + "average"
+	p := Parse(q, demoCatalogue())
+	checkPlan(t, q, p)
+	if len(p.Words) != maxTokens || p.Confidence() != Partial {
+		t.Errorf("%d words, %s (%s)", len(p.Words), p.Confidence(), p.Detail())
+	}
+}

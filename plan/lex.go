@@ -9,7 +9,8 @@ import (
 
 // maxTokens bounds the words of a question the parser reads: the handler
 // caps questions at 1,000 code points, and the bound keeps Parse linear
-// on any text handed to it directly. Words past it are listed unread.
+// on any text handed to it directly. A plan of a longer question has a
+// note saying so (it is partial).
 const maxTokens = 400
 
 // tok is one word or symbol of a question.

@@ -136,6 +136,9 @@ func (r *reader) read() {
 	r.decide()
 	r.years()
 	r.registerAndFormat()
+	if n >= maxTokens && r.q != "" && r.ts[n-1].start+len(r.ts[n-1].text) < len(strings.TrimRight(r.q, " ?.!")) {
+		r.p.Notes = append(r.p.Notes, "Only the first "+strconv.Itoa(maxTokens)+" words were read.")
+	}
 	r.finish()
 }
 
