@@ -605,7 +605,11 @@ func (r *reader) distanceUnit(i int) bool {
 // after it ("more than 1,000 people"), else right before it
 // ("population of at least 5,000", "radiance is above 20").
 func (r *reader) subjectOf(c cmp) *mention {
-	numeric := func(m *mention) bool { return m != nil && m.m >= 0 && isNumeric(r.cat.Measures[m.m]) }
+	// "more than 10 people per building" compares a ratio, "1,000 people
+	// per km²" a density: no filter reads those, so the words stay unread.
+	numeric := func(m *mention) bool {
+		return m != nil && m.m >= 0 && isNumeric(r.cat.Measures[m.m]) && r.low(m.end) != "per" && r.low(m.end) != "/"
+	}
 	if m := r.mentionAt(c.end); numeric(m) {
 		return m
 	}
@@ -779,8 +783,9 @@ func (r *reader) presence() {
 		if !r.free(j) || !set("with", "have", "has", "having", "contain", "contains", "containing")[r.low(j)] {
 			continue
 		}
-		// "with the most people" is a ranking; "with people" a presence.
-		if r.sing(m.end) == "per" || r.low(m.end) == "/" {
+		// "with people" is a presence; "with a population density above",
+		// "with people per house" are not.
+		if r.sing(m.end) == "per" || r.low(m.end) == "/" || densWords[r.low(m.end)] || ratioWords[r.sing(m.end)] {
 			continue
 		}
 		// A count is present from one ("a clinic"), a mean from above zero

@@ -193,7 +193,7 @@ var (
 		"equal to", "=", "exactly", "=", "equals", "=", "equalling", "=", "other than", "!=", "not equal to", "!=",
 		"over", ">", "above", ">", "exceeding", ">", "exceeds", ">", "exceed", ">", "beyond", ">", "outside", ">",
 		"under", "<", "below", "<", "beneath", "<", "within", "<=", "inside", "<=",
-		">=", ">=", "<=", "<=", ">", ">", "<", "<", "=", "=", "!=", "!=",
+		">=", ">=", "<=", "<=", ">", ">", "<", "<", "=", "=", "!=", "!=", "not", "!=",
 	)
 	postfixOps = comparisons(
 		"or more", ">=", "or above", ">=", "and above", ">=", "or over", ">=", "and over", ">=",
