@@ -577,9 +577,8 @@ func (r *reader) comparisons() {
 			if mWords[r.low(c.end)] {
 				c.v1, c.v2 = c.v1/1000, c.v2/1000
 			}
-			if r.distance(c) {
-				i = c.end - 1
-			}
+			r.distance(c)
+			i = c.end // read or not, its numbers are not read again
 			continue
 		}
 		if c.op == "" {
@@ -643,6 +642,11 @@ func (r *reader) distance(c cmp) bool {
 		op = "within"
 	case OpGT, OpGE:
 		op = "beyond"
+	case OpBetween, OpEq, OpNe:
+		return false // a band of distances is not a reach: left unread
+	}
+	if r.p.Distance != nil {
+		return false // one reach a plan: a second is left unread
 	}
 	for _, pf := range postfixOps {
 		if op == "" && r.phrase(end, pf.words) {
@@ -696,10 +700,7 @@ func (r *reader) distance(c cmp) bool {
 	if featureNouns[r.sing(feat.end)] {
 		fm.Words = append(fm.Words, r.claim(feat.end, feat.end+1, RoleDistance)...)
 	}
-	d := &Distance{Feature: r.cat.Features[feat.f].ID, Km: c.v1, Op: op, Match: feat.via, Words: append(ws, fm.Words...)}
-	if r.p.Distance == nil {
-		r.p.Distance = d
-	}
+	r.p.Distance = &Distance{Feature: r.cat.Features[feat.f].ID, Km: c.v1, Op: op, Match: feat.via, Words: append(ws, fm.Words...)}
 	return true
 }
 

@@ -116,3 +116,21 @@ func TestDescribe_Metric(t *testing.T) {
 		}
 	}
 }
+
+// TestParse_Reach: one reach a plan, and no band of distances.
+func TestParse_Reach(t *testing.T) {
+	cat := demoCatalogue()
+	for q, want := range map[string]string{
+		"How many people live between 2 and 5 km from a clinic?":             "unsupported | unknown",
+		"people within 2 km of a clinic and more than 10 km from a hospital": "coverage population_2020 | within 2 health | partial",
+		"How many buildings lie within 500 m of a clinic?":                   "coverage building_count | within 0.5 health | exact",
+		"How many people have no clinic within 5 km?":                        "coverage population_2020 | beyond 5 health | exact",
+		"What share of people live within 5 km of a health facility?":        "share population_2020 | within 5 health | exact",
+	} {
+		p := Parse(q, cat)
+		checkPlan(t, q, p)
+		if got := summary(p); got != want {
+			t.Errorf("%q:\n got %s\nwant %s (%s)", q, got, want, p.Detail())
+		}
+	}
+}
