@@ -13,15 +13,15 @@ type followUp struct {
 	feature string // Distance.Feature, "" for none
 }
 
-// FollowUps proposes up to max questions to ask next about the same
+// FollowUps proposes up to n questions to ask next about the same
 // frames, from what p read (another aggregation of its measure, a
 // ranking, a breakdown, the other end of a distance...). Each is parsed
 // against cat before it is offered and kept only when it reads exactly
 // (Confidence "exact") to the aggregation, measure and features dataset
 // intended, and asks something other than p: every follow-up is
 // answerable as written.
-func FollowUps(p *Plan, cat *Catalogue, max int) []string {
-	if cat == nil || max <= 0 {
+func FollowUps(p *Plan, cat *Catalogue, n int) []string {
+	if cat == nil || n <= 0 {
 		return nil
 	}
 	var first, rest []followUp
@@ -97,7 +97,7 @@ func FollowUps(p *Plan, cat *Catalogue, max int) []string {
 	}
 	var out []string
 	for _, c := range cands {
-		if len(out) >= max {
+		if len(out) >= n {
 			break
 		}
 		if c.q = strings.ToUpper(c.q[:1]) + c.q[1:]; answers(Parse(c.q, cat), c) && !slices.Contains(out, c.q) {
