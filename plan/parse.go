@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Roles a word may have (Word.Role).
@@ -425,7 +427,8 @@ func (r *reader) places() {
 				end = min(i+k, n)
 			}
 		}
-		if m := r.mentionAt(i); end == 0 && m != nil && m.value != "" && adminConcepts[r.ix.conceptOf[m.m]] && sameWords(r.ts[m.start:m.end], m.value) {
+		if m := r.mentionAt(i); end == 0 && m != nil && m.value != "" && adminConcepts[r.ix.conceptOf[m.m]] && sameWords(r.ts[m.start:m.end], m.value) &&
+			!(r.cased() && lowerFirst(r.ts[m.start].text)) {
 			end = m.end
 		}
 		if end == 0 {
@@ -450,6 +453,24 @@ func (r *reader) places() {
 		r.p.Places = append(r.p.Places, name)
 		i = end - 1
 	}
+}
+
+// cased reports a question that capitalises some word after its first:
+// its writer capitalises names, so a place name written in lower case
+// there ("the central frames") is a common word.
+func (r *reader) cased() bool {
+	for _, t := range r.ts[min(1, len(r.ts)):] {
+		if !lowerFirst(t.text) && !t.sym && !t.isNum {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerFirst reports a word that does not begin with a capital letter.
+func lowerFirst(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return !unicode.IsUpper(r)
 }
 
 // sameWords reports whether ts are the words of value as written, not
