@@ -744,7 +744,7 @@ func (r *reader) negations() {
 				m := r.cat.Measures[mi]
 				ws := r.claim(i, end, RoleFilter)
 				r.p.Filters = append(r.p.Filters, Filter{Measure: Measure{Dataset: m.Dataset, Attribute: m.Attribute, Match: "synonym"},
-					Op: OpEq, Not: true, Words: ws})
+					Op: OpEq, Words: ws})
 				i = end - 1
 				continue
 			}
@@ -771,7 +771,7 @@ func (r *reader) negations() {
 			continue
 		}
 		mi := r.cat.Measures[m.m]
-		f := Filter{Not: true}
+		f := Filter{}
 		switch {
 		case m.value != "":
 			f.Op, f.Text = OpNe, strings.ToLower(m.value)
@@ -834,7 +834,7 @@ func (r *reader) values() {
 		var ws []int
 		if k := m.start - 1; r.free(k) && (r.low(k) == "=" || r.low(k) == "!=") {
 			if r.low(k) == "!=" {
-				f.Op, f.Not = OpNe, true
+				f.Op = OpNe
 			}
 			ws = r.claim(k, k+1, RoleFilter)
 			if name := r.mentionEndingAt(k); name != nil && name.m == m.m {
