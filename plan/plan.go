@@ -68,9 +68,9 @@ type Filter struct {
 	Value   float64 `json:"value,omitempty"`
 	Value2  float64 `json:"value2,omitempty"`
 	Text    string  `json:"text,omitempty"` // a category value, lower case
-	// Not records that the filter was read from negating words ("not
-	// urban", "without a clinic", "nobody"); Op and Value already say
-	// the comparison as meant (!= urban, = 0): never negate again.
+	// Not, when set, negates the comparison. Parse never sets it: it
+	// writes every negation into Op and Value ("no clinic" is = 0, "not
+	// urban" is != urban), so a parsed plan reads as it stands.
 	Not   bool  `json:"not,omitempty"`
 	Words []int `json:"words,omitempty"`
 }
