@@ -90,7 +90,7 @@ var synonyms = map[string][]string{
 	cBuildings: {"building", "house", "home", "structure", "rooftop", "roof", "dwelling", "housing",
 		"compound", "homestead"},
 	cHealth: {"health", "health facility", "health centre", "health center", "clinic", "hospital",
-		"medical facility", "healthcare facility", "health care facility", "dispensary", "health post",
+		"medical facility", "healthcare facility", "health care facility", "health care", "healthcare", "dispensary", "health post",
 		"primary health centre", "primary health center", "maternity", "facility", "phc"},
 	cRadiance: {"light", "brightness", "luminosity", "radiance", "night light", "nightlight",
 		"night time light", "nighttime light", "light intensity", "glow", "illumination", "viirs", "lit"},
