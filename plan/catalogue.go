@@ -78,11 +78,14 @@ type fuzzyTarget struct {
 
 // index is a Catalogue compiled for matching.
 type index struct {
-	byFirst   map[string][]*term // longest first
-	fuzzy     []fuzzyTarget
-	concept   map[string]int // concept -> its measure
-	conceptOf []string       // per measure
-	featOf    []int          // per measure: its dataset's feature set, -1
+	byFirst map[string][]*term // longest first
+	fuzzy   []fuzzyTarget
+	concept map[string]int // concept -> its measure
+	// conceptAll lists every measure carrying a concept with the type
+	// the concept wants (hybrid reading chooses among them).
+	conceptAll map[string][]int
+	conceptOf  []string // per measure
+	featOf     []int    // per measure: its dataset's feature set, -1
 }
 
 func (c *Catalogue) index() *index {
@@ -94,7 +97,7 @@ func (c *Catalogue) index() *index {
 var viaRank = map[string]int{"value": 0, "name": 1, "label": 2, "alias": 3, "feature": 4, "dataset": 5, "synonym": 6}
 
 func buildIndex(c *Catalogue) *index {
-	ix := &index{byFirst: map[string][]*term{}, concept: map[string]int{}}
+	ix := &index{byFirst: map[string][]*term{}, concept: map[string]int{}, conceptAll: map[string][]int{}}
 	seenFuzzy := map[string]bool{}
 	addFuzzy := func(w string, t *term) {
 		if len(w) < 5 || !isASCIILetters(w) || seenFuzzy[w] {
@@ -110,6 +113,20 @@ func buildIndex(c *Catalogue) *index {
 		}
 		t.words = ws
 		t.rank = viaRank[t.via]
+		if t.kind == kValue && adminConcepts[ix.conceptOf[t.m]] {
+			// A place name ("Kano", a ward "Clinic") yields to the
+			// measures' wording on the same words; one made only of
+			// function or grammar words ("Central Market" is kept, a
+			// ward "Over" is not) is not read as a value.
+			t.rank = len(viaRank)
+			plain := true
+			for _, w := range ws {
+				plain = plain && (functionWords[w] || known(w) || grammarWord(w))
+			}
+			if plain {
+				return
+			}
+		}
 		tp := &t
 		ix.byFirst[ws[0]] = append(ix.byFirst[ws[0]], tp)
 		if len(ws) == 1 && t.kind != kValue {
@@ -132,6 +149,8 @@ func buildIndex(c *Catalogue) *index {
 			f = -1
 		}
 		ix.featOf[mi] = f
+		cpt := Concept(m)
+		ix.conceptOf[mi] = cpt
 		base := term{kind: kMeasure, m: mi, f: f}
 		for _, s := range []struct{ text, via string }{{m.Attribute, "name"}, {m.Label, "label"}} {
 			t := base
@@ -155,8 +174,9 @@ func buildIndex(c *Catalogue) *index {
 				add(v, t)
 			}
 		}
-		cpt := Concept(m)
-		ix.conceptOf[mi] = cpt
+		if cpt != "" && wantsNumber(cpt) == isNumeric(m) {
+			ix.conceptAll[cpt] = append(ix.conceptAll[cpt], mi)
+		}
 		if prev, ok := ix.concept[cpt]; cpt != "" && (!ok || wantsNumber(cpt) && !isNumeric(c.Measures[prev]) && isNumeric(m)) {
 			ix.concept[cpt] = mi
 		}

@@ -114,9 +114,9 @@ func (p *Plan) Describe(frames int) string {
 	case AggMedian:
 		b.WriteString("median per frame of " + m(0))
 	case AggMin:
-		b.WriteString("smallest per-frame " + m(0))
+		b.WriteString("smallest per-frame " + p.metric())
 	case AggMax:
-		b.WriteString("largest per-frame " + m(0))
+		b.WriteString("largest per-frame " + p.metric())
 	case AggCount:
 		b.WriteString("count of frames")
 	case AggShare:
@@ -150,7 +150,7 @@ func (p *Plan) Describe(frames int) string {
 		if p.Group != nil {
 			what = p.Group.Measure.Attribute + " groups"
 		}
-		b.WriteString("the " + strconv.Itoa(k) + " " + what + " with the " + end + " " + m(0))
+		b.WriteString("the " + strconv.Itoa(k) + " " + what + " with the " + end + " " + p.metric())
 	case AggCompare:
 		b.WriteString(m(0) + " compared with " + m(1))
 	case AggNearest, AggFarthest:
@@ -197,6 +197,26 @@ func (p *Plan) Describe(frames int) string {
 		b.WriteString("; not read: " + strings.Join(u, ", "))
 	}
 	return b.String()
+}
+
+// metric names what a ranking or an extreme orders: the first measure,
+// its density, or its ratio to the second.
+func (p *Plan) metric() string {
+	switch {
+	case len(p.Measures) == 0:
+		return "?"
+	case p.Per == "ha":
+		return p.Measures[0].Attribute + " per hectare"
+	case p.Per != "":
+		return p.Measures[0].Attribute + " per km²"
+	case len(p.Measures) > 1:
+		scale := ""
+		if p.Scale > 0 && p.Scale != 1 {
+			scale = formatNum(p.Scale) + " "
+		}
+		return p.Measures[0].Attribute + " per " + scale + p.Measures[1].Attribute
+	}
+	return p.Measures[0].Attribute
 }
 
 func (p *Plan) join() string {

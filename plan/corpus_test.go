@@ -17,9 +17,10 @@ import (
 // corpusLine is one line of plan/testdata/corpus/*.jsonl (the schema is
 // h/corpus's: see the files).
 type corpusLine struct {
-	ID     string `json:"id"`
-	Q      string `json:"q"`
-	Expect struct {
+	ID       string `json:"id"`
+	Q        string `json:"q"`
+	Register string `json:"register"`
+	Expect   struct {
 		Agg        string   `json:"agg"`
 		Measure    string   `json:"measure"`
 		Measure2   string   `json:"measure2"`
@@ -59,31 +60,75 @@ const tuningFloor = 0.90
 // expected (each must be unread). A place outside the selection makes
 // the answer partial in the engine, not here: for a line naming a
 // place, the parser's exact matches an expected partial.
+//
+// It runs twice when /work/shared/data/nga is present: with a place
+// lookup over the national names, and as the server reads (no lookup,
+// the national states, LGAs and wards as the category values).
 func TestCorpus(t *testing.T) {
-	cat := demoCatalogue()
-	cat.Place = nationalPlaces(t)
-	for _, name := range []string{"tuning", "heldout"} {
-		path := filepath.Join("testdata", "corpus", name+".jsonl")
-		lines := readCorpus(t, path)
-		if lines == nil {
-			t.Logf("%s: no %s in this tree", name, path)
-			continue
-		}
-		ok := 0
-		for _, l := range lines {
-			p := Parse(l.Q, cat)
-			if diff := compareCorpus(l, p); diff != "" {
-				t.Logf("%s %s %q: %s\n\tgot %s", name, l.ID, l.Q, diff, summary(p))
+	cats := map[string]*Catalogue{}
+	if look := nationalPlaces(t); look != nil {
+		cat := demoCatalogue()
+		cat.Place = look
+		cats["lookup"] = cat
+		cats["values"] = nationalValues(t)
+	} else {
+		cats["demo"] = demoCatalogue()
+	}
+	for how, cat := range cats {
+		for _, name := range []string{"tuning", "heldout"} {
+			path := filepath.Join("testdata", "corpus", name+".jsonl")
+			lines := readCorpus(t, path)
+			if lines == nil {
+				t.Logf("%s: no %s in this tree", name, path)
 				continue
 			}
-			ok++
-		}
-		score := float64(ok) / float64(len(lines))
-		t.Logf("corpus %s: %d of %d plans match (%.1f%%)", name, ok, len(lines), 100*score)
-		if name == "tuning" && score < tuningFloor {
-			t.Errorf("corpus tuning: %.1f%% of plans match, below the floor of %.0f%%", 100*score, 100*tuningFloor)
+			ok, reg := 0, 0
+			for _, l := range lines {
+				p := Parse(l.Q, cat)
+				if p.Register == l.Register {
+					reg++
+				}
+				if diff := compareCorpus(l, p); diff != "" {
+					t.Logf("%s (%s) %s %q: %s\n\tgot %s", name, how, l.ID, l.Q, diff, summary(p))
+					continue
+				}
+				ok++
+			}
+			score := float64(ok) / float64(len(lines))
+			t.Logf("corpus %s (%s): %d of %d plans match (%.1f%%); register agrees on %d", name, how, ok, len(lines), 100*score, reg)
+			if name == "tuning" && score < tuningFloor {
+				t.Errorf("corpus tuning (%s): %.1f%% of plans match, below the floor of %.0f%%", how, 100*score, 100*tuningFloor)
+			}
 		}
 	}
+}
+
+// nationalValues is the demo's catalogue with the national states, LGAs
+// and wards as category values and no place lookup, as the server
+// builds it.
+func nationalValues(t *testing.T) *Catalogue {
+	cat := demoCatalogue()
+	cat.Place = nil
+	for i, f := range []struct{ file, col string }{
+		{"nga_lga_index.csv", "state_name"}, {"nga_lga_index.csv", "lga_name"}, {"nga_ward_points.csv", "ward_name"},
+	} {
+		fh, err := os.Open(filepath.Join("/work/shared/data/nga", f.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(fh).ReadAll()
+		fh.Close()
+		if err != nil || len(rows) == 0 {
+			t.Fatalf("%s: %v", f.file, err)
+		}
+		col := slices.Index(rows[0], f.col)
+		var vs []string
+		for _, row := range rows[1:] {
+			vs = append(vs, row[col])
+		}
+		cat.Measures[i].Values = vs
+	}
+	return cat
 }
 
 func readCorpus(t *testing.T, path string) []corpusLine {

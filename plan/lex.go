@@ -9,7 +9,8 @@ import (
 
 // maxTokens bounds the words of a question the parser reads: the handler
 // caps questions at 1,000 code points, and the bound keeps Parse linear
-// on any text handed to it directly. Words past it are listed unread.
+// on any text handed to it directly. A plan of a longer question has a
+// note saying so (it is partial).
 const maxTokens = 400
 
 // tok is one word or symbol of a question.
@@ -91,6 +92,12 @@ func tokenize(q string) []tok {
 		default:
 			flush(i)
 			switch {
+			case r == '=' && i+1 < len(q) && q[i+1] == '=':
+				symbol(i, 2, "=") // "==" as in code
+				size = 2
+			case r == '<' && i+1 < len(q) && q[i+1] == '>':
+				symbol(i, 2, "!=")
+				size = 2
 			case (r == '>' || r == '<' || r == '!') && i+1 < len(q) && q[i+1] == '=':
 				symbol(i, 2, string(r)+"=")
 				size = 2
@@ -216,6 +223,9 @@ func numberAt(ts []tok, i int) (v float64, next int, ok bool) {
 		v, ok = n, true
 	case (w == "a" || w == "an") && i+1 < len(ts) && multipliers[ts[i+1].low] > 0 && ts[i+1].low != "k":
 		v, ok = 1, true
+	case w == "thousand" || w == "million":
+		// "per thousand people": the multiplier alone
+		return multipliers[w], i + 1, true
 	}
 	if !ok {
 		return 0, i, false

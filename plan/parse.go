@@ -1,9 +1,12 @@
 package plan
 
 import (
+	"math"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Roles a word may have (Word.Role).
@@ -37,12 +40,7 @@ const maxK = 100
 // Parse is safe for concurrent use; it keeps nothing of question and
 // never changes cat's exported fields.
 func Parse(question string, cat *Catalogue) *Plan {
-	if cat == nil {
-		cat = &Catalogue{}
-	}
-	r := &reader{cat: cat, ix: cat.index(), ts: tokenize(question)}
-	r.read()
-	return r.p
+	return ParseWith(question, cat, nil)
 }
 
 // mention is a measure, category value or features dataset the question
@@ -54,6 +52,7 @@ type mention struct {
 	value      string // a category value named
 	via        string
 	role       string // "" until a part of the plan takes it
+	extra      []int  // further words read with it (a match by meaning)
 }
 
 // cmp is a comparison with a number found in the words.
@@ -67,6 +66,8 @@ type cmp struct {
 type reader struct {
 	cat  *Catalogue
 	ix   *index
+	emb  *Embeddings // nil: lexical reading only
+	q    string      // the question
 	ts   []tok
 	role []string
 	at   []int // mention index per word, -1 when none
@@ -132,9 +133,14 @@ func (r *reader) read() {
 	r.groups()
 	r.perWords()
 	r.aggregations()
+	r.nearestOfConcept()
+	r.byMeaning()
 	r.decide()
 	r.years()
 	r.registerAndFormat()
+	if n >= maxTokens && r.q != "" && r.ts[n-1].start+len(r.ts[n-1].text) < len(strings.TrimRight(r.q, " ?.!")) {
+		r.p.Notes = append(r.p.Notes, "Only the first "+strconv.Itoa(maxTokens)+" words were read.")
+	}
 	r.finish()
 }
 
@@ -177,6 +183,12 @@ func (r *reader) take(m *mention, role string) Measure {
 	for k := m.start; k < m.end; k++ {
 		r.role[k] = role
 		ws = append(ws, k)
+	}
+	for _, k := range m.extra {
+		if r.free(k) {
+			r.role[k] = role
+			ws = append(ws, k)
+		}
 	}
 	if m.m < 0 {
 		return Measure{Match: m.via, Words: ws}
@@ -314,7 +326,7 @@ var grammarVocab = func() map[string]bool {
 			}
 		}
 	}
-	for _, m := range []map[string]bool{liveWords, perPerson, frameNouns, featureNouns} {
+	for _, m := range []map[string]bool{liveWords, perPerson, frameNouns, featureNouns, statWords, groupWords} {
 		for w := range m {
 			out[w] = true
 		}
@@ -349,7 +361,7 @@ func known(w string) bool {
 func (r *reader) spellings() {
 	for i, t := range r.ts {
 		w := t.low
-		if r.at[i] >= 0 || len(w) < 5 || !isASCIILetters(w) || known(w) || known(t.sing) || grammarWord(t.sing) {
+		if r.at[i] >= 0 || len(w) < 5 || !isASCIILetters(w) || known(w) || known(t.sing) || grammarWord(t.sing) || statWords[w] {
 			continue
 		}
 		best, bestD := -1, 3
@@ -406,13 +418,17 @@ func (r *reader) places() {
 	}
 	for i := 0; i < n; i++ {
 		end := 0
+		if set("a", "an", "any", "some", "every", "each", "no")[r.low(i-1)] {
+			continue // "near a river": a common noun, not a place named
+		}
 		if r.cat.Place != nil && (r.free(i) || r.at[i] >= 0 && r.ms[r.at[i]].value != "") && !r.ts[i].sym && !r.ts[i].isNum &&
 			!known(r.ts[i].low) && !grammarWord(r.ts[i].low) {
 			if k, ok := r.cat.Place(texts[i:]); ok && k > 0 {
 				end = min(i+k, n)
 			}
 		}
-		if m := r.mentionAt(i); end == 0 && m != nil && m.value != "" && adminConcepts[r.ix.conceptOf[m.m]] {
+		if m := r.mentionAt(i); end == 0 && m != nil && m.value != "" && adminConcepts[r.ix.conceptOf[m.m]] && sameWords(r.ts[m.start:m.end], m.value) &&
+			!(r.cased() && lowerFirst(r.ts[m.start].text)) {
 			end = m.end
 		}
 		if end == 0 {
@@ -437,6 +453,39 @@ func (r *reader) places() {
 		r.p.Places = append(r.p.Places, name)
 		i = end - 1
 	}
+}
+
+// cased reports a question that capitalises some word after its first:
+// its writer capitalises names, so a place name written in lower case
+// there ("the central frames") is a common word.
+func (r *reader) cased() bool {
+	for _, t := range r.ts[min(1, len(r.ts)):] {
+		if !lowerFirst(t.text) && !t.sym && !t.isNum {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerFirst reports a word that does not begin with a capital letter.
+func lowerFirst(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return !unicode.IsUpper(r)
+}
+
+// sameWords reports whether ts are the words of value as written, not
+// only their singular forms ("Rivers" is a state, "river" is not).
+func sameWords(ts []tok, value string) bool {
+	vs := tokenize(value)
+	if len(vs) != len(ts) {
+		return false
+	}
+	for k := range vs {
+		if vs[k].low != ts[k].low {
+			return false
+		}
+	}
+	return true
 }
 
 // joinText joins words as written.
@@ -537,7 +586,7 @@ func (r *reader) comparisons() {
 		if !ok {
 			// "5 km from a clinic": a distance without a comparison.
 			v, e, isNum := numberAt(r.ts, i)
-			if !isNum || !r.ts[i].isNum || !kmWords[r.low(e)] {
+			if !isNum || !r.ts[i].isNum || !r.distanceUnit(e) {
 				continue
 			}
 			c = cmp{v1: v, start: i, end: e}
@@ -545,10 +594,12 @@ func (r *reader) comparisons() {
 		for k := c.start; k < c.end; k++ {
 			r.op[k] = true
 		}
-		if kmWords[r.low(c.end)] && r.free(c.end) {
-			if r.distance(c) {
-				i = c.end - 1
+		if r.distanceUnit(c.end) && r.free(c.end) {
+			if mWords[r.low(c.end)] {
+				c.v1, c.v2 = c.v1/1000, c.v2/1000
 			}
+			r.distance(c)
+			i = c.end // read or not, its numbers are not read again
 			continue
 		}
 		if c.op == "" {
@@ -564,11 +615,21 @@ func (r *reader) comparisons() {
 	}
 }
 
+// distanceUnit reports km or metres at word i ("m" only after a
+// number: "500 m").
+func (r *reader) distanceUnit(i int) bool {
+	return kmWords[r.low(i)] || mWords[r.low(i)] && i > 0 && r.ts[i-1].isNum
+}
+
 // subjectOf is the numeric measure a comparison is about: named right
 // after it ("more than 1,000 people"), else right before it
 // ("population of at least 5,000", "radiance is above 20").
 func (r *reader) subjectOf(c cmp) *mention {
-	numeric := func(m *mention) bool { return m != nil && m.m >= 0 && isNumeric(r.cat.Measures[m.m]) }
+	// "more than 10 people per building" compares a ratio, "1,000 people
+	// per km²" a density: no filter reads those, so the words stay unread.
+	numeric := func(m *mention) bool {
+		return m != nil && m.m >= 0 && isNumeric(r.cat.Measures[m.m]) && r.low(m.end) != "per" && r.low(m.end) != "/"
+	}
 	if m := r.mentionAt(c.end); numeric(m) {
 		return m
 	}
@@ -602,6 +663,11 @@ func (r *reader) distance(c cmp) bool {
 		op = "within"
 	case OpGT, OpGE:
 		op = "beyond"
+	case OpBetween, OpEq, OpNe:
+		return false // a band of distances is not a reach: left unread
+	}
+	if r.p.Distance != nil {
+		return false // one reach a plan: a second is left unread
 	}
 	for _, pf := range postfixOps {
 		if op == "" && r.phrase(end, pf.words) {
@@ -633,15 +699,29 @@ func (r *reader) distance(c cmp) bool {
 		op = "within"
 		r.p.Notes = append(r.p.Notes, "No comparison was given with "+strconv.FormatFloat(c.v1, 'f', -1, 64)+" km: read as within it.")
 	}
-	ws := r.claim(c.start, j, RoleDistance)
+	// "no clinic within 5 km", "lacks a health facility within 10 km":
+	// beyond it.
+	var neg []int
+	if feat.end <= c.start {
+		k := feat.start - 1
+		for k >= 0 && r.free(k) && articles[r.low(k)] {
+			k--
+		}
+		if l := r.low(k); r.free(k) && (l == "no" || l == "without" || l == "lacks" || l == "lack" || l == "lacking") {
+			neg = r.claim(k, feat.start, RoleDistance)
+			if op == "within" {
+				op = "beyond"
+			} else {
+				op = "within"
+			}
+		}
+	}
+	ws := append(neg, r.claim(c.start, j, RoleDistance)...)
 	fm := r.take(feat, RoleDistance)
 	if featureNouns[r.sing(feat.end)] {
 		fm.Words = append(fm.Words, r.claim(feat.end, feat.end+1, RoleDistance)...)
 	}
-	d := &Distance{Feature: r.cat.Features[feat.f].ID, Km: c.v1, Op: op, Match: feat.via, Words: append(ws, fm.Words...)}
-	if r.p.Distance == nil {
-		r.p.Distance = d
-	}
+	r.p.Distance = &Distance{Feature: r.cat.Features[feat.f].ID, Km: c.v1, Op: op, Match: feat.via, Words: append(ws, fm.Words...)}
 	return true
 }
 
@@ -664,7 +744,7 @@ func (r *reader) negations() {
 				m := r.cat.Measures[mi]
 				ws := r.claim(i, end, RoleFilter)
 				r.p.Filters = append(r.p.Filters, Filter{Measure: Measure{Dataset: m.Dataset, Attribute: m.Attribute, Match: "synonym"},
-					Op: OpEq, Not: true, Words: ws})
+					Op: OpEq, Words: ws})
 				i = end - 1
 				continue
 			}
@@ -691,7 +771,7 @@ func (r *reader) negations() {
 			continue
 		}
 		mi := r.cat.Measures[m.m]
-		f := Filter{Not: true}
+		f := Filter{}
 		switch {
 		case m.value != "":
 			f.Op, f.Text = OpNe, strings.ToLower(m.value)
@@ -725,8 +805,9 @@ func (r *reader) presence() {
 		if !r.free(j) || !set("with", "have", "has", "having", "contain", "contains", "containing")[r.low(j)] {
 			continue
 		}
-		// "with the most people" is a ranking; "with people" a presence.
-		if r.sing(m.end) == "per" || r.low(m.end) == "/" {
+		// "with people" is a presence; "with a population density above",
+		// "with people per house" are not.
+		if r.sing(m.end) == "per" || r.low(m.end) == "/" || densWords[r.low(m.end)] || ratioWords[r.sing(m.end)] {
 			continue
 		}
 		// A count is present from one ("a clinic"), a mean from above zero
@@ -745,15 +826,15 @@ func (r *reader) presence() {
 // are rural"), and the joining "or" between filters.
 func (r *reader) values() {
 	for _, m := range r.ms {
-		if m.role != "" || m.value == "" || m.m < 0 {
-			continue
+		if m.role != "" || m.value == "" || m.m < 0 || adminConcepts[r.ix.conceptOf[m.m]] {
+			continue // a place not read as one ("near a river") stays unread
 		}
 		f := Filter{Op: OpEq, Text: strings.ToLower(m.value)}
 		// "settlement_class = peri-urban", "settlement_class != rural".
 		var ws []int
 		if k := m.start - 1; r.free(k) && (r.low(k) == "=" || r.low(k) == "!=") {
 			if r.low(k) == "!=" {
-				f.Op, f.Not = OpNe, true
+				f.Op = OpNe
 			}
 			ws = r.claim(k, k+1, RoleFilter)
 			if name := r.mentionEndingAt(k); name != nil && name.m == m.m {
@@ -813,11 +894,8 @@ func (r *reader) groups() {
 		switch b := r.low(m.start - 1); {
 		case b == "by" || b == "per" || b == "each" || b == "every":
 			start = m.start - 1
-			if l := r.low(start - 1); l == "for" || l == "in" || l == "down" || l == "broken" || l == "grouped" || l == "split" {
+			for l := r.low(start - 1); (l == "for" || l == "in" || groupWords[l]) && r.free(start-1) && start > m.start-4; l = r.low(start - 1) {
 				start--
-				if r.low(start) == "down" && r.low(start-1) == "broken" {
-					start--
-				}
 			}
 		case b == "the" && r.low(m.start-2) == "by":
 			start = m.start - 2
@@ -880,7 +958,9 @@ func (r *reader) perWords() {
 				j++
 			}
 		}
-		if !ok || r.low(i) == "a" && !sq {
+		// A unit is an area after "per", "/", "square", or "in" beside
+		// density words ("density in hectares"); one unit is read.
+		if !ok || r.low(i) == "a" && !sq || !per && !sq && !(r.low(i-1) == "in" && r.anyWord(densWords)) || r.per != "" {
 			continue
 		}
 		r.per = u
@@ -907,8 +987,9 @@ func (r *reader) perWords() {
 		if w == "for" || w == "to" {
 			j++
 		}
+		// A ratio's scale is round: "per 10,000 people", "per 1k".
 		scale := 1.0
-		if v, e, ok := numberAt(r.ts, j); ok && r.free(j) {
+		if v, e, ok := numberAt(r.ts, j); ok && r.free(j) && (v == 10 || v >= 100 && math.Mod(v, 100) == 0) {
 			scale, j = v, e
 		}
 		var x *mention
@@ -934,7 +1015,11 @@ func (r *reader) perWords() {
 			}
 		}
 		if y := r.mentionAt(j); y != nil && y.m >= 0 && y.m != x.m && isNumeric(r.cat.Measures[y.m]) {
-			r.ratio = &ratioRead{x: x, y: y, scale: scale, words: r.claim(i, j, RoleAgg)}
+			ws := r.claim(i, j, RoleAgg)
+			if ratioWords[r.sing(y.end)] { // "people per building ratio"
+				ws = append(ws, r.claim(y.end, y.end+1, RoleAgg)...)
+			}
+			r.ratio = &ratioRead{x: x, y: y, scale: scale, words: ws}
 			break
 		}
 	}
@@ -1041,6 +1126,9 @@ func (r *reader) aggregations() {
 			} else {
 				add(AggShare, i, i+1)
 			}
+		case w == "how" && r.low(i+1) == "much" && r.low(i+2) == "of":
+			add(AggShare, i, i+2)
+			i++
 		case compareWords[w]:
 			r.compare = append(r.compare, r.claim(i, i+1, RoleAgg)...)
 		case profileWords[w] || profileWords[s]:
@@ -1049,11 +1137,11 @@ func (r *reader) aggregations() {
 			r.rank = true
 			if w == "bottom" || w == "ascending" {
 				r.high = false
-				r.extreme = append(r.extreme, i)
-			} else if w == "top" || w == "descending" {
-				if len(r.extreme) == 0 {
-					r.high = true
-				}
+				r.extreme = append(r.extreme, r.claim(i, i+1, RoleOrder)...)
+				continue
+			}
+			if (w == "top" || w == "descending") && len(r.extreme) == 0 {
+				r.high = true
 			}
 			r.kAt = append(r.kAt, r.claim(i, i+1, RoleOrder)...)
 		case highWords[w] || lowWords[w]:
@@ -1068,11 +1156,6 @@ func (r *reader) aggregations() {
 			r.role[i] = RoleOrder
 		}
 	}
-	for _, m := range r.ms {
-		if w := r.low(m.start); m.via == "stem" && m.end == m.start+1 && (highWords[w] || lowWords[w]) && !r.hasExtreme() {
-			r.stemExtreme, r.high = true, highWords[w]
-		}
-	}
 	if r.sparse && len(r.extreme) == 0 && len(r.dense) > 0 {
 		r.high = false
 	}
@@ -1080,6 +1163,11 @@ func (r *reader) aggregations() {
 	for i := 0; i+1 < n; i++ {
 		if r.low(i) == "tell" && r.free(i+1) && r.low(i+2) == "about" {
 			r.profile = append(r.profile, i)
+		}
+	}
+	for _, m := range r.ms {
+		if w := r.low(m.start); m.via == "stem" && m.end == m.start+1 && (highWords[w] || lowWords[w]) && !r.hasExtreme() {
+			r.stemExtreme, r.high = true, highWords[w]
 		}
 	}
 	r.rankCount()
@@ -1117,12 +1205,16 @@ func (r *reader) whichWord() bool {
 // highest", "bottom three") or before a frame noun ("the 10 frames with
 // the most people").
 func (r *reader) rankCount() {
-	if len(r.extreme) == 0 && !r.rank {
+	if !r.hasExtreme() && !r.rank {
 		return
 	}
 	near := func(i int) bool {
 		if i < 0 || i >= len(r.ts) {
 			return false
+		}
+		if r.at[i] >= 0 && r.stemExtreme {
+			m := r.ms[r.at[i]]
+			return m.via == "stem" && (highWords[r.low(i)] || lowWords[r.low(i)])
 		}
 		return r.role[i] == RoleOrder
 	}
@@ -1131,7 +1223,7 @@ func (r *reader) rankCount() {
 			continue
 		}
 		v, e, ok := numberAt(r.ts, i)
-		if !ok || v < 1 || v != float64(int(v)) || e != i+1 {
+		if !ok || v < 1 || v > maxK || v != float64(int(v)) || e != i+1 {
 			continue
 		}
 		if v == 1 && !near(i-1) && !near(i+1) {
@@ -1197,10 +1289,28 @@ func (r *reader) decide() {
 			refresh()
 		}
 	}
+	// "Rank LGAs by population", "the most common settlement class": a
+	// category named beside a ranking ranks its groups.
+	if p.Group == nil && (r.hasExtreme() || r.rank) {
+		for _, m := range subj {
+			if m.value != "" || isNumeric(r.cat.Measures[m.m]) {
+				continue
+			}
+			p.Group = &Group{Measure: r.take(m, RoleGroup)}
+			if r.low(m.end-1) != r.sing(m.end-1) {
+				r.plural = true
+			}
+			if commonWords[r.low(m.start-1)] {
+				p.Group.Words = r.claim(m.start-1, m.start, RoleGroup)
+			}
+			refresh()
+			break
+		}
+	}
 	// A measure qualified by a word no dataset records ("population
 	// growth", "literacy rate") is not what was asked.
 	for _, m := range num {
-		if k := m.end; k < len(r.ts) && r.free(k) && r.unknown(k) && !r.ts[k].isNum {
+		if k := m.end; m.via != "embedding" && k < len(r.ts) && r.free(k) && r.unknown(k) && !r.ts[k].isNum {
 			m.role = RoleUnread
 		}
 	}
@@ -1285,7 +1395,7 @@ func (r *reader) decide() {
 		}
 	}()
 
-	if r.distanceUnbound() {
+	if r.distanceUnbound() || r.anyWord(statWords) {
 		p.Agg = AggUnsupported
 		return
 	}
@@ -1392,6 +1502,18 @@ func (r *reader) decide() {
 		measure(subj[0])
 		measure(subj[1])
 		return
+	case p.Group != nil && len(num) == 0 && (r.hasExtreme() || r.rank):
+		// "the most common settlement class": frames counted by group.
+		p.Agg = AggCount
+		k := r.k
+		if k == 0 {
+			k = 1
+			if r.plural {
+				k = DefaultK
+			}
+		}
+		p.Order = &Order{Desc: r.high || !r.hasExtreme(), K: k, Words: append(append([]int(nil), r.extreme...), r.kAt...)}
+		return
 	case (r.hasExtreme() || r.rank) && len(num) > 0:
 		measure(num[0])
 		r.order()
@@ -1436,14 +1558,23 @@ func (r *reader) decide() {
 		p.Agg = AggCount
 		return
 	}
+	// An overview, asked for or with nothing else asked; a question of
+	// figures with nothing to compute them from is unsupported.
 	p.Agg = AggProfile
 	for _, m := range r.ms {
 		if m.role == "" {
 			p.Agg = AggUnsupported
 		}
 	}
-	if len(r.unknowns()) > 0 && len(r.profile) == 0 {
-		p.Agg = AggUnsupported
+	if len(r.profile) > 0 {
+		return
+	}
+	for i, t := range r.ts {
+		switch {
+		case t.sym || functionWords[t.low] || functionWords[t.sing] || gisWords[t.sing] || reportWords[t.low]:
+		case r.role[i] == "" || r.role[i] == RoleAgg || r.role[i] == RoleOrder || r.role[i] == RoleDistance:
+			p.Agg = AggUnsupported
+		}
 	}
 }
 
@@ -1473,7 +1604,7 @@ func (r *reader) distanceUnbound() bool {
 		return false
 	}
 	for i := range r.ts {
-		if r.free(i) && kmWords[r.low(i)] {
+		if r.free(i) && r.distanceUnit(i) {
 			if _, _, ok := numberAt(r.ts, i-1); ok || r.op[max(i-1, 0)] {
 				return true
 			}
@@ -1702,6 +1833,20 @@ func (r *reader) registerAndFormat() {
 		case reportWords[w] || reportWords[s]:
 			r.p.Format = "report"
 			r.role[i] = RoleFormat
+		}
+	}
+	// The notation of the GIS register, read without taking words:
+	// attribute names as identifiers ("population_2020"), calls
+	// ("SUM(...)"), "=" and "/", and the nouns of cells, points and
+	// polygons.
+	for _, t := range r.ts {
+		next := len(t.text) + t.start
+		switch {
+		case t.sym && (t.low == "=" || t.low == "!=" || t.low == "/"),
+			gisNouns[t.sing],
+			next < len(r.q) && (r.q[next] == '_' || r.q[next] == '(') && !t.sym,
+			t.start > 0 && r.q[t.start-1] == '_':
+			r.p.Register = "gis"
 		}
 	}
 	for i := 0; i+1 < len(r.ts); i++ {

@@ -103,3 +103,34 @@ func TestDescribe(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribe_Metric names a ranking's density or ratio.
+func TestDescribe_Metric(t *testing.T) {
+	cat := demoCatalogue()
+	for q, want := range map[string]string{
+		"top 3 frames by population density":        "read as: the 3 frames with the highest population_2020 per km²",
+		"which frame has the most people per house": "read as: largest per-frame population_2020 per building_count",
+	} {
+		if got := Parse(q, cat).Describe(0); got != want {
+			t.Errorf("%q:\n got %s\nwant %s", q, got, want)
+		}
+	}
+}
+
+// TestParse_Reach: one reach a plan, and no band of distances.
+func TestParse_Reach(t *testing.T) {
+	cat := demoCatalogue()
+	for q, want := range map[string]string{
+		"How many people live between 2 and 5 km from a clinic?":             "unsupported | unknown",
+		"people within 2 km of a clinic and more than 10 km from a hospital": "coverage population_2020 | within 2 health | partial",
+		"How many buildings lie within 500 m of a clinic?":                   "coverage building_count | within 0.5 health | exact",
+		"How many people have no clinic within 5 km?":                        "coverage population_2020 | beyond 5 health | exact",
+		"What share of people live within 5 km of a health facility?":        "share population_2020 | within 5 health | exact",
+	} {
+		p := Parse(q, cat)
+		checkPlan(t, q, p)
+		if got := summary(p); got != want {
+			t.Errorf("%q:\n got %s\nwant %s (%s)", q, got, want, p.Detail())
+		}
+	}
+}

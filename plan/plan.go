@@ -1,7 +1,3 @@
-// Package plan reads a plain-language question into a typed Plan: what
-// the engine (package insight) must compute, and which words of the
-// question each part of the plan was read from. The parser and the engine
-// meet only here: the engine computes from a Plan alone.
 package plan
 
 // Agg is what a plan computes.
@@ -72,8 +68,11 @@ type Filter struct {
 	Value   float64 `json:"value,omitempty"`
 	Value2  float64 `json:"value2,omitempty"`
 	Text    string  `json:"text,omitempty"` // a category value, lower case
-	Not     bool    `json:"not,omitempty"`  // negated: "not urban", "without"
-	Words   []int   `json:"words,omitempty"`
+	// Not, when set, negates the comparison. Parse never sets it: it
+	// writes every negation into Op and Value ("no clinic" is = 0, "not
+	// urban" is != urban), so a parsed plan reads as it stands.
+	Not   bool  `json:"not,omitempty"`
+	Words []int `json:"words,omitempty"`
 }
 
 // Distance is a reach condition: frames whose centre lies within (or

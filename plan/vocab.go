@@ -33,6 +33,7 @@ var functionWords = set(
 	"it", "im", "interested", "curious", "wondering", "wonder", "figure", "figures", "statistics",
 	"stats", "numbers", "values", "levels", "measure", "measured", "measurement", "fall", "falls", "lie",
 	"lies", "sit", "sits", "situated", "write", "produce", "prepare", "draft", "create", "make",
+	"over", "throughout", "either", "away", "return", "returns", "output", "report", "short", "long", "detailed", "full", "quick", "simple", "little",
 )
 
 // Concepts: what a measure is about, independent of dataset ids (see
@@ -89,10 +90,10 @@ var synonyms = map[string][]string{
 	cBuildings: {"building", "house", "home", "structure", "rooftop", "roof", "dwelling", "housing",
 		"compound", "homestead"},
 	cHealth: {"health", "health facility", "health centre", "health center", "clinic", "hospital",
-		"medical facility", "healthcare facility", "health care facility", "dispensary", "health post",
+		"medical facility", "healthcare facility", "health care facility", "health care", "healthcare", "dispensary", "health post",
 		"primary health centre", "primary health center", "maternity", "facility", "phc"},
 	cRadiance: {"light", "brightness", "luminosity", "radiance", "night light", "nightlight",
-		"night time light", "nighttime light", "light intensity", "glow", "illumination", "viirs"},
+		"night time light", "nighttime light", "light intensity", "glow", "illumination", "viirs", "lit"},
 	cSettlement: {"settlement", "settlement type", "settlement class", "urbanisation", "urbanization",
 		"urbanity", "degree of urbanisation", "degree of urbanization"},
 	cState: {"state", "province"},
@@ -106,7 +107,7 @@ var stems = []struct{ prefix, concept string }{
 	{"popul", cPopulation}, {"inhabit", cPopulation}, {"resident", cPopulation}, {"crowd", cPopulation},
 	{"build", cBuildings}, {"hous", cBuildings}, {"dwell", cBuildings},
 	{"hospit", cHealth}, {"clinic", cHealth}, {"medic", cHealth},
-	{"radian", cRadiance}, {"lumin", cRadiance}, {"bright", cRadiance}, {"illumin", cRadiance},
+	{"radian", cRadiance}, {"lumin", cRadiance}, {"bright", cRadiance}, {"illumin", cRadiance}, {"dark", cRadiance},
 	{"urbanis", cSettlement}, {"urbaniz", cSettlement},
 }
 
@@ -138,9 +139,10 @@ var (
 		"description", "snapshot", "rundown", "characterise", "characterize", "characteristic")
 	// highWords and lowWords name an end of a ranking or an extreme.
 	highWords = set("most", "highest", "largest", "biggest", "greatest", "max", "maximum", "brightest",
-		"densest", "busiest", "heaviest", "populous", "more", "higher", "larger", "bigger", "greater", "top", "peak")
+		"densest", "busiest", "heaviest", "populous", "more", "higher", "larger", "bigger", "greater", "top", "peak",
+		"longest")
 	lowWords = set("least", "lowest", "smallest", "fewest", "min", "minimum", "darkest", "emptiest",
-		"sparsest", "dimmest", "fewer", "less", "lower", "smaller", "bottom", "sparse", "sparsely")
+		"sparsest", "dimmest", "fewer", "less", "lower", "smaller", "bottom", "sparse", "sparsely", "shortest")
 	// rankWords ask for a ranking without naming an end.
 	rankWords   = set("rank", "ranked", "ranking", "sort", "sorted", "order", "ordered", "descending", "ascending", "top", "bottom")
 	reportWords = set("report", "brief", "memo", "briefing", "writeup")
@@ -148,9 +150,11 @@ var (
 
 // Distance words.
 var (
-	nearWords  = set("nearest", "closest", "nearby")
-	farWords   = set("farthest", "furthest", "remotest")
-	kmWords    = set("km", "kms", "kilometre", "kilometer", "kilometres", "kilometers")
+	nearWords = set("nearest", "closest", "nearby")
+	farWords  = set("farthest", "furthest", "remotest")
+	kmWords   = set("km", "kms", "kilometre", "kilometer", "kilometres", "kilometers")
+	// mWords are metres: a distance in them is read in km.
+	mWords     = set("m", "metre", "meter", "metres", "meters")
 	areaUnit   = map[string]string{"km2": "km2", "sqkm": "km2", "hectare": "ha", "ha": "ha"}
 	fromWords  = set("from", "of", "to", "away")
 	frameNouns = set("frame", "area", "cell", "place", "location", "tile", "square", "site", "spot", "zone",
@@ -189,7 +193,7 @@ var (
 		"equal to", "=", "exactly", "=", "equals", "=", "equalling", "=", "other than", "!=", "not equal to", "!=",
 		"over", ">", "above", ">", "exceeding", ">", "exceeds", ">", "exceed", ">", "beyond", ">", "outside", ">",
 		"under", "<", "below", "<", "beneath", "<", "within", "<=", "inside", "<=",
-		">=", ">=", "<=", "<=", ">", ">", "<", "<", "=", "=", "!=", "!=",
+		">=", ">=", "<=", "<=", ">", ">", "<", "<", "=", "=", "!=", "!=", "not", "!=",
 	)
 	postfixOps = comparisons(
 		"or more", ">=", "or above", ">=", "and above", ">=", "or over", ">=", "and over", ">=",
@@ -221,3 +225,20 @@ var inflections = map[string]string{"populated": cPopulation, "populous": cPopul
 // liveWords read as the population after "how many" when no measure is
 // named ("how many women live here").
 var liveWords = set("live", "lives", "living", "reside", "resides", "residing", "dwell", "inhabit")
+
+// commonWords ask for the category value most frames hold ("the most
+// common settlement class").
+var commonWords = set("common", "frequent", "prevalent", "usual", "dominant")
+
+// statWords name statistics the engine does not compute: a question
+// asking one is unsupported rather than answered with another figure.
+var statWords = set("percentile", "quantile", "quartile", "decile", "deviation", "variance", "stddev", "stdev",
+	"std", "skew", "skewness", "kurtosis", "correlation", "correlate", "correlated", "regression", "trend",
+	"trends", "growth", "change", "forecast", "projection", "weighted")
+
+// groupWords lead "by" into a breakdown: "group by", "broken down by".
+var groupWords = set("group", "grouped", "split", "broken", "break", "down", "breakdown", "aggregated", "summed")
+
+// gisNouns mark the GIS register without being read as it (they are
+// frame or feature nouns).
+var gisNouns = set("cell", "pixel", "polygon", "point", "feature", "vertex", "raster", "grid")
