@@ -50,10 +50,9 @@ func filterValue(col *Column, i int32) float64 {
 
 // matches reports whether frame i meets filter f (col is its column). A
 // frame without a record of a category has no value: it is not "urban",
-// and it is "not urban". The filter's Op is the
-// comparison as meant: the parser writes a negation into it ("without a
-// clinic" is facility_count = 0, "not urban" is != urban) and marks it
-// with Not, which is not applied a second time.
+// and it is "not urban". Not negates the comparison (the parser writes
+// its negations into Op and Value and leaves Not unset; a plan written
+// otherwise may set it).
 func matches(f *plan.Filter, col *Column, i int32) bool {
 	ok := false
 	if col.IsCategory() && col.Codes != nil {
@@ -84,7 +83,7 @@ func matches(f *plan.Filter, col *Column, i int32) bool {
 			ok = v >= f.Value && v <= f.Value2
 		}
 	}
-	return ok
+	return ok != f.Not
 }
 
 // filtered keeps the frames of idx that meet the plan's filters (and,

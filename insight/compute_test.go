@@ -106,9 +106,11 @@ func TestComputeAggregations(t *testing.T) {
 		{"count between", plan.Plan{Agg: plan.AggCount, Filters: []plan.Filter{{Measure: pop, Op: plan.OpBetween, Value: 500, Value2: 2000}}}, 4},
 		{"urban without clinic", plan.Plan{Agg: plan.AggCount, Filters: []plan.Filter{
 			{Measure: m("settlement", "settlement_class"), Op: plan.OpEq, Text: "urban"},
-			{Measure: m("health", "facility_count"), Op: plan.OpEq, Value: 0, Not: true}}}, 2},
+			{Measure: m("health", "facility_count"), Op: plan.OpGT, Value: 0, Not: true}}}, 2},
 		{"not urban", plan.Plan{Agg: plan.AggCount, Filters: []plan.Filter{
-			{Measure: m("settlement", "settlement_class"), Op: plan.OpNe, Text: "urban", Not: true}}}, 3}, // frame 6 records none: not urban
+			{Measure: m("settlement", "settlement_class"), Op: plan.OpNe, Text: "urban"}}}, 3}, // frame 6 records none: not urban
+		{"not negates", plan.Plan{Agg: plan.AggCount, Filters: []plan.Filter{
+			{Measure: m("settlement", "settlement_class"), Op: plan.OpEq, Text: "urban", Not: true}}}, 3},
 		{"share of frames", plan.Plan{Agg: plan.AggShare, Filters: []plan.Filter{{Measure: m("settlement", "settlement_class"), Op: plan.OpEq, Text: "urban"}}}, 0.5},
 		{"share of population", plan.Plan{Agg: plan.AggShare, Measures: []plan.Measure{pop}, Filters: []plan.Filter{{Measure: m("settlement", "settlement_class"), Op: plan.OpEq, Text: "urban"}}}, 6000.0 / 8000},
 		{"ratio", plan.Plan{Agg: plan.AggRatio, Measures: []plan.Measure{m("health", "facility_count"), pop}, Scale: 10000}, 4.0 / 8000 * 10000},

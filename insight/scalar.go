@@ -91,6 +91,9 @@ func filterPhrase(f *plan.Filter, col *Column) string {
 			s = l + " between " + v + " and " + FormatFigure(f.Value2)
 		}
 	}
+	if f.Not {
+		return "not " + s
+	}
 	return s
 }
 
