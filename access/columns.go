@@ -10,6 +10,7 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/insight"
+	"frameindex/state"
 )
 
 // RecordScanner scans a dataset's frame records; *bolt.Store implements
@@ -59,7 +60,7 @@ func (c *Columns) Bytes() int64 {
 // Dataset returns the columns of dataset d at d.Version, building them
 // from s on first use. Errors are the scan's (wrapped), or ErrStore for a
 // record whose attributes do not parse; a failed build is not cached.
-func (c *Columns) Dataset(s RecordScanner, d bolt.Dataset) (*DatasetColumns, error) {
+func (c *Columns) Dataset(s RecordScanner, d state.Dataset) (*DatasetColumns, error) {
 	return c.c.get(d.ID, d.Version, func() (*DatasetColumns, error) { return buildColumns(s, d) })
 }
 
@@ -71,7 +72,7 @@ type DatasetColumns struct {
 	// ascending; Features the feature count of each.
 	Frames   []uint64
 	Features []uint32
-	attrs    map[string]bolt.Attribute
+	attrs    map[string]state.Attribute
 	num      map[string][]float64
 	cat      map[string]*category
 }
@@ -99,8 +100,8 @@ func (dc *DatasetColumns) Bytes() int64 {
 }
 
 // buildColumns scans every record of d.
-func buildColumns(s RecordScanner, d bolt.Dataset) (*DatasetColumns, error) {
-	dc := &DatasetColumns{ID: d.ID, Version: d.Version, attrs: map[string]bolt.Attribute{},
+func buildColumns(s RecordScanner, d state.Dataset) (*DatasetColumns, error) {
+	dc := &DatasetColumns{ID: d.ID, Version: d.Version, attrs: map[string]state.Attribute{},
 		num: map[string][]float64{}, cat: map[string]*category{}}
 	type slot struct {
 		num  *[]float64
@@ -110,7 +111,7 @@ func buildColumns(s RecordScanner, d bolt.Dataset) (*DatasetColumns, error) {
 	slots := map[string]*slot{}
 	for _, at := range d.Attributes {
 		dc.attrs[at.Name] = at
-		if at.Type == bolt.TypeNumber {
+		if at.Type == state.TypeNumber {
 			var v []float64
 			dc.num[at.Name] = v
 			slots[at.Name] = &slot{num: &v}
@@ -266,7 +267,7 @@ func (dc *DatasetColumns) FeatureColumn(pos []int32) insight.Column {
 }
 
 // engineAttribute is a declared attribute as the engine describes it.
-func engineAttribute(at bolt.Attribute) insight.Attribute {
+func engineAttribute(at state.Attribute) insight.Attribute {
 	return insight.Attribute{Name: at.Name, Label: at.Label, Unit: at.Unit, Type: at.Type,
 		Aggregation: at.Aggregation, Year: at.Year, Aliases: at.Aliases}
 }

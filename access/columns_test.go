@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // fakeRecords scans fixed records of one dataset, counting scans.
@@ -33,9 +34,9 @@ func (f *fakeRecords) ScanRecords(id string, _ []bolt.IDRange, fn func(uint64, i
 	return nil
 }
 
-var columnsDataset = bolt.Dataset{ID: "pop", Name: "Population", Version: 1, Attributes: []bolt.Attribute{
-	{Name: "people", Label: "People", Type: bolt.TypeNumber, Aggregation: bolt.AggSum},
-	{Name: "class", Label: "Class", Type: bolt.TypeCategory, Aggregation: bolt.AggMode},
+var columnsDataset = state.Dataset{ID: "pop", Name: "Population", Version: 1, Attributes: []state.Attribute{
+	{Name: "people", Label: "People", Type: state.TypeNumber, Aggregation: state.AggSum},
+	{Name: "class", Label: "Class", Type: state.TypeCategory, Aggregation: state.AggMode},
 }}
 
 func TestColumnsReadAnyFrameSet(t *testing.T) {

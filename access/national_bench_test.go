@@ -14,6 +14,7 @@ import (
 	"frameindex/grid"
 	"frameindex/insight"
 	"frameindex/plan"
+	"frameindex/state"
 )
 
 // The national demo for the benchmarks of area questions: the file named
@@ -84,7 +85,7 @@ func frameSet(runs []grid.Run, box grid.Box) insight.FrameSet {
 // question does: the input read from the warm cache, then Compute.
 func benchPlan(b *testing.B, p *plan.Plan, fs insight.FrameSet) {
 	s, _ := nationalDemo(b)
-	key := bolt.Key{ID: "bench", OrgID: demo.OrgDemo}
+	key := state.Key{ID: "bench", OrgID: demo.OrgDemo}
 	cols := access.NewColumns(access.DefaultColumnBytes)
 	reach := access.NewReach(access.DefaultReachBytes)
 	run := func() *insight.Answer {

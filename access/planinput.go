@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"time"
 
-	"frameindex/bolt"
 	"frameindex/insight"
 	"frameindex/plan"
+	"frameindex/state"
 )
 
 // The columnar engine's input (insight.Input) for a plan, read from what
@@ -51,7 +51,7 @@ func (a *Answer) SelectionInput(q Question, near map[string]insight.Nearness) (i
 		dicts := make([]map[string]int32, len(d.Attributes))
 		for k, at := range d.Attributes {
 			cols[k] = insight.Column{Dataset: d.ID, DatasetName: d.Name, Attr: engineAttribute(at)}
-			if at.Type == bolt.TypeNumber {
+			if at.Type == state.TypeNumber {
 				cols[k].Num = nanColumn(n)
 			} else {
 				cols[k].Codes = make([]int32, n)
@@ -138,7 +138,7 @@ func (a *Answer) baseInput(q Question, near map[string]insight.Nearness) insight
 // Readable returns an Answer with the datasets key may read and no
 // frames, for questions about a frame set read through the column cache
 // (FrameSetInput) and charged by AskPlan.
-func Readable(store Store, key bolt.Key) (*Answer, error) {
+func Readable(store Store, key state.Key) (*Answer, error) {
 	readable, err := store.Readable(key)
 	if err != nil {
 		return nil, err
@@ -243,7 +243,7 @@ func (a *Answer) Near(p *plan.Plan, r *Reach, s FeatureScanner) (map[string]insi
 // does; those the credits do not cover are removed from the input (columns,
 // presence, distance searches, readable datasets) and the plan is
 // computed again without them, until every dataset used is settled.
-func (a *Answer) AskPlan(ctx context.Context, store Store, key bolt.Key, requestID string, now time.Time,
+func (a *Answer) AskPlan(ctx context.Context, store Store, key state.Key, requestID string, now time.Time,
 	in insight.Input, compute func(*insight.Input) *insight.Answer) (*insight.Answer, error) {
 	res := compute(&in)
 	err := a.settleUsed(ctx, store, key, requestID, now, func() []string { return res.Used }, func(leftOut []string) {

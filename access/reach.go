@@ -5,6 +5,7 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/reach"
+	"frameindex/state"
 )
 
 // FeatureScanner scans a dataset's features; *bolt.Store implements it
@@ -36,7 +37,7 @@ func NewReach(maxBytes int64) *Reach {
 // Index returns the point index of dataset d at d.Version, built from s on
 // first use. Features without a usable position are left out. Errors are
 // the scan's, wrapped; a failed build is not cached.
-func (r *Reach) Index(s FeatureScanner, d bolt.Dataset) (*reach.Index, error) {
+func (r *Reach) Index(s FeatureScanner, d state.Dataset) (*reach.Index, error) {
 	return r.c.get(d.ID, d.Version, func() (*reach.Index, error) {
 		var pts []reach.Point
 		err := s.ScanFeatures(d.ID, []bolt.IDRange{bolt.AllFrames}, bolt.FeatureKey{}, func(_ bolt.FeatureKey, ft []byte) bool {

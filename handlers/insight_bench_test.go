@@ -15,6 +15,7 @@ import (
 	"frameindex/demo"
 	"frameindex/grid"
 	"frameindex/index"
+	"frameindex/state"
 )
 
 // demoQuestions are plans of every kind the handler answers over 50
@@ -54,8 +55,8 @@ func demoInsightServer(b *testing.B) (*Server, string) {
 		b.Fatal(err)
 	}
 	ix := index.NewLattice(runs)
-	keys := &fakeKeys{LookupFn: func(string, time.Time) (bolt.Key, error) {
-		return bolt.Key{ID: "bench", OrgID: demo.OrgDemo, Caps: []bolt.Capability{bolt.CapAskQuery, bolt.CapFeatureRead}}, nil
+	keys := &fakeKeys{LookupFn: func(string, time.Time) (state.Key, error) {
+		return state.Key{ID: "bench", OrgID: demo.OrgDemo, Caps: []state.Capability{state.CapAskQuery, state.CapFeatureRead}}, nil
 	}}
 	srv := New(Config{Frames: func() FrameIndex { return ix }, Keys: func() KeyLookup { return keys }, Data: s,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))})

@@ -7,9 +7,9 @@ import (
 	"sync"
 
 	"frameindex/access"
-	"frameindex/bolt"
 	"frameindex/insight"
 	"frameindex/plan"
+	"frameindex/state"
 )
 
 // planner holds what questions share across requests: the column cache
@@ -82,7 +82,7 @@ func (s *Server) catalogueFor(ans *access.Answer) (*catalogue, error) {
 		}
 		d := ans.Access[i].Dataset
 		var dc *access.DatasetColumns
-		if national && slices.ContainsFunc(d.Attributes, func(a bolt.Attribute) bool { return a.Type != bolt.TypeNumber }) {
+		if national && slices.ContainsFunc(d.Attributes, func(a state.Attribute) bool { return a.Type != state.TypeNumber }) {
 			var err error
 			if dc, err = s.plans.cols.Dataset(sc, d); err != nil {
 				return nil, err
@@ -91,7 +91,7 @@ func (s *Server) catalogueFor(ans *access.Answer) (*catalogue, error) {
 		for _, at := range d.Attributes {
 			mi := plan.MeasureInfo{Dataset: d.ID, Attribute: at.Name, Label: at.Label, Aliases: at.Aliases, Unit: at.Unit,
 				Type: at.Type, Aggregation: at.Aggregation, Year: at.Year}
-			if at.Type != bolt.TypeNumber {
+			if at.Type != state.TypeNumber {
 				if dc != nil {
 					col, _ := dc.Column(at.Name, nil)
 					mi.Values = col.Dict
