@@ -105,7 +105,7 @@ func (c *computer) filtered(idx []int32) ([]int32, bool) {
 	}
 	dist := c.p.Distance
 	useDist := dist != nil && dist.Op != "" && c.p.Agg != plan.AggCoverage && c.in.Near[dist.Feature] != nil
-	if len(cols) == 0 && !useDist {
+	if len(cols) == 0 && !useDist && c.inPlace == nil {
 		return idx, true
 	}
 	or := c.p.Join == "or"
@@ -123,6 +123,9 @@ func (c *computer) filtered(idx []int32) ([]int32, bool) {
 				keep = false
 				break
 			}
+		}
+		if keep && c.inPlace != nil {
+			keep = c.inPlace[i]
 		}
 		if keep && useDist {
 			d := c.distance(i)

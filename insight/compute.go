@@ -23,8 +23,9 @@ const (
 // frames_breakdown for a grouped plan.
 //
 //	profile                 frames
-//	total mean median min max  frames_attribute (min, max with an order: frames_rank)
-//	count                   frames_threshold with filters, frames_count without
+//	total mean median min max  frames_attribute (with conditions: frames_threshold;
+//	                        min, max with an order: frames_rank)
+//	count                   frames_threshold with conditions or a place, frames_count without
 //	share                   frames_share
 //	ratio                   frames_ratio
 //	density                 frames_density
@@ -48,9 +49,12 @@ func IntentOf(p *plan.Plan) string {
 		}
 		return IntentAttribute
 	case plan.AggTotal, plan.AggMean, plan.AggMedian:
+		if len(p.Filters) > 0 { // the figure of the frames meeting conditions
+			return IntentThreshold
+		}
 		return IntentAttribute
 	case plan.AggCount:
-		if len(p.Filters) > 0 {
+		if len(p.Filters) > 0 || len(p.Places) > 0 {
 			return IntentThreshold
 		}
 		return IntentCount
@@ -121,6 +125,9 @@ type computer struct {
 	n       int       // frames asked about (weight > 0)
 	dist    []float64 // nearest-feature distance per frame, NaN until searched
 	subj    string    // the frames' subject when a place narrowed them
+	placeOf string    // the place that narrowed them, and the frames asked
+	asked   int
+	inPlace map[int32]bool // a share's place as a condition
 }
 
 // Compute answers p over in. It reads nothing but its arguments, keeps
@@ -290,6 +297,11 @@ func (c *computer) placesOutside() bool {
 		case !chk.InFrames:
 			out = append(out, name)
 		case chk.Positions != nil && len(chk.Positions) < c.n:
+			if c.p.Agg == plan.AggShare { // "share of frames in Niger": a condition
+				c.placeMask(chk.Positions)
+				continue
+			}
+			c.placeOf, c.asked = name, c.n
 			c.restrict(chk.Positions)
 			c.details = append(c.details, "The figures are of the "+fmtInt(c.n)+" of the frames in "+name+".")
 			c.subj = "the " + fmtInt(c.n) + " " + plural(c.n, "frame", "frames") + " in " + name
@@ -313,6 +325,25 @@ func (c *computer) placesOutside() bool {
 	c.ans.Headline = capitalize(strings.Join(parts, "; ")) + ", so the question was not answered about " + c.subjectLower() + "."
 	c.details = append(c.details, "Ask about the frames of the place itself, or select frames inside it.")
 	return true
+}
+
+// placeMask makes a place a condition: only its frames (positions) meet
+// the plan's filters.
+func (c *computer) placeMask(positions []int32) {
+	if c.inPlace == nil {
+		c.inPlace = map[int32]bool{}
+		for _, p := range positions {
+			c.inPlace[p] = true
+		}
+		return
+	}
+	keep := map[int32]bool{}
+	for _, p := range positions {
+		if c.inPlace[p] {
+			keep[p] = true
+		}
+	}
+	c.inPlace = keep
 }
 
 // restrict keeps, of the frames asked about, those at positions.

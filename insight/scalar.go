@@ -167,6 +167,9 @@ func (c *computer) scalar(base []int32) {
 	}
 	switch p.Agg {
 	case plan.AggTotal, plan.AggMean, plan.AggMedian, plan.AggMin, plan.AggMax:
+		if filt != "" {
+			c.subsetFacets(st, filt)
+		}
 		c.attribute(st, m0, filt, sub)
 	case plan.AggCount:
 		c.count(st, base, filt, sub)
@@ -202,6 +205,14 @@ func (c *computer) scalar(base []int32) {
 // they hold of the first condition's summed measure.
 func (c *computer) count(st stat, base []int32, filt, sub string) {
 	c.setValue(st.value, "frames")
+	if filt == "" && c.placeOf != "" {
+		label := "Frames"
+		c.ans.Facets = append(c.ans.Facets, Facet{label, fmtInt(c.n) + " of " + fmtInt(c.asked)})
+		c.fig(fmtInt(c.n), "frames", SubjectSubset, label, FigurePart)
+		c.fig(fmtInt(c.asked), "frames", SubjectSelection, label, FigureCount)
+		c.ans.Headline = fmtInt(c.n) + " of the " + fmtInt(c.asked) + " selected frames " + plural(c.n, "is", "are") + " in " + c.placeOf + "."
+		return
+	}
 	if filt == "" {
 		c.facet("Frames", fmtInt(st.matched), "frames", sub, FigureCount)
 		c.ans.Headline = c.subject() + " " + plural(c.n, "is", "are") + " " + fmtInt(c.n) + " " + plural(c.n, "frame", "frames") + "."
@@ -245,6 +256,15 @@ func (c *computer) count(st stat, base []int32, filt, sub string) {
 		t.Rows = append(t.Rows, row)
 	}
 	c.ans.Table = t
+}
+
+// subsetFacets say how many frames meet the plan's conditions, first.
+func (c *computer) subsetFacets(st stat, filt string) {
+	label := "Frames with " + strings.TrimPrefix(filt, " with ")
+	c.ans.Facets = append(c.ans.Facets, Facet{label, fmtInt(st.matched) + " of " + fmtInt(st.base)})
+	c.fig(fmtInt(st.matched), "frames", SubjectSubset, label, FigurePart)
+	c.fig(fmtInt(st.base), "frames", SubjectSelection, label, FigureCount)
+	c.facet("Share of frames", percent(st.matched, st.base), "% of frames", SubjectSubset, FigureMeasure)
 }
 
 // cell is a column's value on frame i for a table, recorded as a figure.
@@ -306,7 +326,8 @@ func (c *computer) attribute(st stat, col *Column, filt, sub string) {
 			" frames; frames without a record are left out"+map[bool]string{true: " (they hold none)", false: ""}[isSum(col)]+".")
 	}
 	if c.in.Frames.Len() <= maxFrameIDs && c.n > 1 {
-		c.frameTable(col)
+		idx, _ := c.filtered(c.all)
+		c.frameTable(col, idx)
 	}
 }
 
@@ -318,10 +339,11 @@ func lowerThe(s string) string {
 	return s
 }
 
-// frameTable is the per-frame table of a measure (small selections only).
-func (c *computer) frameTable(col *Column) {
+// frameTable is the per-frame table of a measure over the frames idx
+// (small selections only).
+func (c *computer) frameTable(col *Column, idx []int32) {
 	t := &Table{Columns: []string{"Frame", labelOf(&col.Attr)}}
-	for _, i := range c.all {
+	for _, i := range idx {
 		id := c.frameID(i)
 		v := colNum(col, i)
 		cell := noRecord
@@ -345,6 +367,9 @@ func (c *computer) share(st stat, col *Column, filt string) {
 	if col != nil {
 		unit := "% of " + lowerLabel(labelOf(&col.Attr))
 		c.facet("Share of "+colLabel(col), pc, unit, SubjectSubset, FigureMeasure)
+		idx, _ := c.filtered(c.all)
+		part, _ := weightedSum(&c.in.Frames, col, idx)
+		c.facet(capitalize(colLabel(col))+" in those frames", withUnitFig(part, colUnit(col)), colUnit(col), SubjectSubset, FigureMeasure)
 		c.ans.Headline = pc + " of the " + colLabel(col) + " of " + c.subjectLower() + " is in frames" + filt + "."
 		return
 	}
@@ -471,6 +496,9 @@ func (c *computer) nearFar(st stat) {
 	c.facet("Distance to the nearest "+singularPhrase(feat), v+" km", "km", SubjectFrame(id), FigureMeasure)
 	c.ans.Headline = "Frame " + id + " is the " + word + " " + feat + " of " + c.subjectLower() + ": its centre is " + v +
 		" km from the nearest " + singularPhrase(feat) + "."
+	if c.n == 1 {
+		c.ans.Headline = "The centre of frame " + id + " is " + v + " km from the nearest " + singularPhrase(feat) + "."
+	}
 	c.details = append(c.details, "Distances are great-circle (haversine, mean Earth radius 6,371.0088 km) from each frame's centre to the nearest feature anywhere in the country, searched up to "+fmtInt(SearchLimitKm)+" km.")
 }
 
