@@ -21,7 +21,7 @@ import (
 	"frameindex/access"
 	"frameindex/insight"
 	"frameindex/internal/jsonscan"
-	"frameindex/state"
+	"frameindex/plan"
 )
 
 // Limits of POST /v1/frames/insight (spec, Caps).
@@ -85,35 +85,49 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	req, err := ans.Request(access.Question{Text: p.question, Format: p.format, Register: p.register})
+	cat, err := s.catalogueFor(ans)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	s.embed(r, w, ans, &req)
-	// A nearest question searches rings of frames around the selection
-	// first; the engine is handed what was found.
-	if plan := insight.PlanOf(req); plan.Intent == insight.IntentNearest {
-		ix := s.frames()
-		if ix == nil {
-			s.writeError(w, r, errNoGrid)
+	pl := plan.Parse(p.question, cat.cat)
+	if s.embedder != nil {
+		if hp, err := s.byMeaning(r, w, ans, p, cat, pl); err != nil {
+			s.writeError(w, r, err)
 			return
+		} else if hp != nil {
+			pl = hp
 		}
-		if req.Nearest, err = ans.Nearest(s.data, ix, plan.Dataset, plan.Count, key.Has(state.CapFeatureRead)); err != nil {
+	}
+	if p.register != "" {
+		pl.Register = p.register
+	}
+	// A distance question reads the shared index of its features dataset.
+	var near map[string]insight.Nearness
+	if sc, ok := s.data.(scanner); ok {
+		if near, err = ans.Near(pl, s.plans.reach, sc); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
 	}
+	in, err := ans.SelectionInput(access.Question{Text: p.question, Format: p.format, Register: p.register}, near)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	in.Places = cat.placeChecks(pl, &in)
 	// Charge what the figures used; recompute without what was left out.
-	res, err := ans.Ask(r.Context(), s.data, key, requestIDOf(w), s.now(), req, s.answer)
+	res, err := ans.AskPlan(r.Context(), s.data, key, requestIDOf(w), s.now(), in, func(in *insight.Input) *insight.Answer {
+		return s.compute(pl, in)
+	})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	s.countCharges(ans)
 
-	wd := s.word(w, r, key, p, res)
-	body, err := encodeInsight(res, ans, wd)
+	wd := s.word(w, r, key, p, res.Insight)
+	body, err := encodeInsight(res, pl, ans, wd)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -364,15 +378,52 @@ func groupThousands(n int) string {
 	return s
 }
 
-// insightJSON is the data of a question answer.
+// insightJSON is the data of a question answer: the spec's members and
+// two extensions, plan (how the question was read) and result (the
+// primary figure unrounded).
 type insightJSON struct {
 	insight.Insight
-	Narrative string        `json:"narrative,omitempty"`
-	Engine    string        `json:"engine"`
-	Model     string        `json:"model,omitempty"`
-	Notice    string        `json:"notice,omitempty"`
-	Charged   []string      `json:"charged,omitempty"`
-	LeftOut   []leftOutJSON `json:"leftOut,omitempty"`
+	Narrative string          `json:"narrative,omitempty"`
+	Engine    string          `json:"engine"`
+	Model     string          `json:"model,omitempty"`
+	Notice    string          `json:"notice,omitempty"`
+	Charged   []string        `json:"charged,omitempty"`
+	LeftOut   []leftOutJSON   `json:"leftOut,omitempty"`
+	Plan      *planJSON       `json:"plan,omitempty"`
+	Result    *insight.Result `json:"result,omitempty"`
+}
+
+// planJSON is the plan member: the plan as the parser wrote it, the
+// meaning-bearing words it did not read, and the plan in plain words.
+// Empty members are left out, as everywhere in an answer.
+type planJSON struct {
+	plan   *plan.Plan
+	unread []string
+	readAs string
+}
+
+// MarshalJSON writes the plan's members, then unread and readAs.
+func (pj *planJSON) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(pj.plan)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range m {
+		if s := string(v); s == "[]" || s == "null" || s == `""` || s == "{}" {
+			delete(m, k)
+		}
+	}
+	if len(pj.unread) > 0 {
+		m["unread"], _ = json.Marshal(pj.unread)
+	}
+	if pj.readAs != "" {
+		m["readAs"], _ = json.Marshal(pj.readAs)
+	}
+	return json.Marshal(m)
 }
 
 // leftOutJSON is an entry of leftOut, as on the data call.
@@ -387,8 +438,19 @@ type leftOutJSON struct {
 // ascending id. Optional members are omitted when empty, never null: a
 // table without columns is dropped and its missing rows become [], and
 // format is dropped: it describes a narrative, which this answer lacks.
-func encodeInsight(res insight.Insight, ans *access.Answer, wd wording) ([]byte, error) {
+func encodeInsight(ans0 *insight.Answer, pl *plan.Plan, ans *access.Answer, wd wording) ([]byte, error) {
+	res := ans0.Insight
 	out := insightJSON{Insight: res, Engine: engineDeterministic, Notice: wd.notice}
+	if r := &ans0.Result; r.Value != nil || len(r.Frames) > 0 || len(r.Groups) > 0 {
+		out.Result = r
+	}
+	if pl != nil {
+		readAs := ans0.ReadAs
+		if readAs == "" {
+			readAs = pl.Describe(len(res.FrameIDs))
+		}
+		out.Plan = &planJSON{plan: pl, unread: pl.Unread(), readAs: readAs}
+	}
 	// The spec puts format "report" on an answer whose narrative is a
 	// sectioned report; a deterministic answer has no narrative at all.
 	out.Format = ""
@@ -432,6 +494,82 @@ func encodeInsight(res insight.Insight, ans *access.Answer, wd wording) ([]byte,
 	b.Truncate(b.Len() - 1) // Encode's newline
 	b.WriteString(dataSuffix)
 	return b.Bytes(), nil
+}
+
+// byMeaning reads unread words by meaning (hybrid retrieval): with an
+// Embedder, the question's content words and every readable measure are
+// embedded (see embed) and matched; when a measure matches the words the
+// parser left unread, the question is read again with those words taken
+// as that measure, which the plan then marks as matched by "embedding"
+// (so the answer is partial, retrieval hybrid). It returns nil when
+// nothing matched.
+func (s *Server) byMeaning(r *http.Request, w http.ResponseWriter, ans *access.Answer, p insightParams,
+	cat *catalogue, pl *plan.Plan) (*plan.Plan, error) {
+	req, err := ans.Request(access.Question{Text: p.question, Format: p.format, Register: p.register})
+	if err != nil {
+		return nil, err
+	}
+	// Embedded on every question, as the measures of a new dataset version
+	// are best embedded before a question needs them (both are cached).
+	s.embed(r, w, ans, &req)
+	if req.Embeddings == nil || len(pl.Unread()) == 0 {
+		return nil, nil
+	}
+	old := insight.PlanOf(req)
+	if len(old.Measures) == 0 || insight.AnswerRequest(req).Retrieval != insight.RetrievalHybrid {
+		return nil, nil
+	}
+	var label, dataset, attr string
+	for _, id := range old.Measures {
+		ds, at, _ := strings.Cut(id, ".")
+		if slices.ContainsFunc(pl.Measures, func(m plan.Measure) bool { return m.Dataset == ds && m.Attribute == at }) {
+			continue
+		}
+		for _, mi := range cat.cat.Measures {
+			if mi.Dataset == ds && mi.Attribute == at {
+				label, dataset, attr = mi.Label, ds, at
+			}
+		}
+		if label != "" {
+			break
+		}
+	}
+	if label == "" {
+		return nil, nil
+	}
+	// The unread words' places in the question, replaced by the label.
+	var q strings.Builder
+	last, first := 0, true
+	var taken []int
+	for k, wd := range pl.Words {
+		if wd.Role != "unread" || !wd.Meaning {
+			continue
+		}
+		q.WriteString(p.question[last:wd.Start])
+		if first {
+			q.WriteString(label)
+			first = false
+		}
+		last = wd.Start + len(wd.Text)
+		taken = append(taken, k)
+	}
+	q.WriteString(p.question[last:])
+	np := plan.Parse(q.String(), cat.cat)
+	if len(np.Unread()) > 0 || !slices.ContainsFunc(np.Measures, func(m plan.Measure) bool { return m.Dataset == dataset && m.Attribute == attr }) {
+		return nil, nil
+	}
+	// The plan of the question as asked: its words, the taken ones read
+	// as the measure.
+	for i := range np.Measures {
+		if np.Measures[i].Dataset == dataset && np.Measures[i].Attribute == attr {
+			np.Measures[i].Match, np.Measures[i].Words = "embedding", taken
+		}
+	}
+	np.Words = slices.Clone(pl.Words)
+	for _, k := range taken {
+		np.Words[k].Role = "measure"
+	}
+	return np, nil
 }
 
 // Embedder embeds texts; *narrate.Client implements it. Embed returns one

@@ -10,6 +10,7 @@ import (
 
 	"frameindex/grid"
 	"frameindex/insight"
+	"frameindex/plan"
 )
 
 // FrameIndex answers the frame queries. *index.Index implements it. All
@@ -98,9 +99,12 @@ type Server struct {
 	metrics       Metrics
 	health        health
 
-	// answer computes a question's answer: insight.Answer, replaced in
-	// tests to check what the handler gives it and does with its answer.
-	answer func(insight.Request) insight.Insight
+	// compute computes a question's answer from its plan: insight.Compute,
+	// replaced in tests to check what the handler gives it and does with
+	// its answer.
+	compute func(*plan.Plan, *insight.Input) *insight.Answer
+	// plans holds the caches questions share.
+	plans *planner
 
 	// limiterDown is set while the limiter's store is unreachable, so the
 	// change is logged once rather than on every request.
@@ -126,7 +130,8 @@ func New(cfg Config) *Server {
 		timeout: cfg.RequestTimeout,
 		limiter: cfg.Limiter,
 		data:    cfg.Data,
-		answer:  insight.Answer,
+		compute: insight.Compute,
+		plans:   newPlanner(),
 
 		narrator:      cfg.Narrator,
 		allowance:     cfg.Allowance,

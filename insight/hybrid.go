@@ -1,7 +1,7 @@
 package insight
 
 import (
-	"math"
+	"frameindex/plan"
 	"strconv"
 	"strings"
 )
@@ -211,21 +211,5 @@ func (m *matcher) byMeaning(toks []token, unknownAt []bool, chosen []match, unkn
 		words: strings.Join(unknown, " ")}, true
 }
 
-// cosine is the cosine similarity of a and b; -1 when either is empty,
-// zero or of another length.
-func cosine(a, b []float32) float64 {
-	if len(a) == 0 || len(a) != len(b) {
-		return -1
-	}
-	var dot, na, nb float64
-	for i := range a {
-		x, y := float64(a[i]), float64(b[i])
-		dot += x * y
-		na += x * x
-		nb += y * y
-	}
-	if na == 0 || nb == 0 || math.IsNaN(dot) || math.IsInf(dot, 0) {
-		return -1
-	}
-	return dot / math.Sqrt(na*nb)
-}
+// cosine is plan.Cosine.
+func cosine(a, b []float32) float64 { return plan.Cosine(a, b) }

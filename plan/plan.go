@@ -1,7 +1,3 @@
-// Package plan reads a plain-language question into a typed Plan: what
-// the engine (package insight) must compute, and which words of the
-// question each part of the plan was read from. The parser and the engine
-// meet only here: the engine computes from a Plan alone.
 package plan
 
 // Agg is what a plan computes.
@@ -44,16 +40,24 @@ const (
 type Measure struct {
 	Dataset   string `json:"dataset"`
 	Attribute string `json:"attribute"`
-	// Match is how the words named it: "name", "label" or "alias" read
-	// exactly; "synonym", "stem", "spelling", "dataset" or "embedding"
-	// read it from other wording (the answer is then partial).
+	// Match is how the words named it: "name", "label", "alias",
+	// "value", "inflection" or "capita" read exactly (see Exact);
+	// "synonym", "stem", "spelling", "dataset" or "embedding" read it
+	// from other wording (the answer is then partial).
 	Match string `json:"match"`
 	Words []int  `json:"words,omitempty"` // indexes into Plan.Words
 }
 
-// Exact reports whether the measure was named rather than inferred.
+// Exact reports whether the measure was named rather than inferred: by
+// its name, label or an alias, by one of its category values ("urban"
+// names settlement_class), by an inflection of the population's name
+// ("populated"), or as the denominator of "per capita", "per person".
 func (m Measure) Exact() bool {
-	return m.Match == "name" || m.Match == "label" || m.Match == "alias"
+	switch m.Match {
+	case "name", "label", "alias", "value", "inflection", "capita":
+		return true
+	}
+	return false
 }
 
 // Filter keeps the frames whose measure compares with a value, or whose
@@ -64,8 +68,11 @@ type Filter struct {
 	Value   float64 `json:"value,omitempty"`
 	Value2  float64 `json:"value2,omitempty"`
 	Text    string  `json:"text,omitempty"` // a category value, lower case
-	Not     bool    `json:"not,omitempty"`  // negated: "not urban", "without"
-	Words   []int   `json:"words,omitempty"`
+	// Not, when set, negates the comparison. Parse never sets it: it
+	// writes every negation into Op and Value ("no clinic" is = 0, "not
+	// urban" is != urban), so a parsed plan reads as it stands.
+	Not   bool  `json:"not,omitempty"`
+	Words []int `json:"words,omitempty"`
 }
 
 // Distance is a reach condition: frames whose centre lies within (or
@@ -74,7 +81,11 @@ type Distance struct {
 	Feature string  `json:"feature"`      // features dataset id
 	Km      float64 `json:"km,omitempty"` // 0 for nearest / farthest
 	Op      string  `json:"op,omitempty"` // "within" or "beyond"
-	Words   []int   `json:"words,omitempty"`
+	// Match is how the words named the features dataset: "feature" (its
+	// id, name or an alias), or a measure of it named as Measure.Match
+	// says ("clinics": "alias"; "clinc": "spelling").
+	Match string `json:"match,omitempty"`
+	Words []int  `json:"words,omitempty"`
 }
 
 // Group splits the figures by the values of a category measure ("by
@@ -127,6 +138,10 @@ type Plan struct {
 	Register string   `json:"register,omitempty"` // plain | gis
 	Format   string   `json:"format,omitempty"`   // answer | report
 	Words    []Word   `json:"words"`
+	// Notes say what the parser read loosely or left out beyond the
+	// unread words ("The year 2015 was not read: population_2020 is of
+	// 2020."); any note makes the plan partial.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Unread lists the meaning-bearing words no part of the plan read.
