@@ -1,6 +1,7 @@
 package insight
 
 import (
+	"frameindex/plan"
 	"sort"
 	"strings"
 	"unicode"
@@ -293,21 +294,9 @@ type valueKey struct {
 	value string
 }
 
-// identify returns the concept an attribute carries, from its name, then
-// its label, then its aliases; "" when none.
+// identify returns the concept an attribute carries (plan.Concept).
 func identify(a Attribute) string {
-	sources := append([]string{a.Name, a.Label}, a.Aliases...)
-	for _, s := range sources {
-		ws := words(s)
-		for _, ci := range conceptIdentity {
-			for _, id := range ci.phrases {
-				if containsPhrase(ws, id) {
-					return ci.concept
-				}
-			}
-		}
-	}
-	return ""
+	return plan.Concept(plan.MeasureInfo{Attribute: a.Name, Label: a.Label, Aliases: a.Aliases})
 }
 
 // wantsNumber reports whether a concept is a count or measurement (rather

@@ -1,6 +1,7 @@
 package insight
 
 import (
+	"frameindex/plan"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -70,27 +71,8 @@ func words(s string) []string {
 	return out
 }
 
-// singular folds an English plural onto its singular well enough for
-// matching: both sides of every comparison go through it, so it needs to be
-// consistent rather than right ("does" -> "doe" is harmless).
-func singular(w string) string {
-	n := len(w)
-	if n <= 3 {
-		return w
-	}
-	switch {
-	case strings.HasSuffix(w, "ies") && n > 4:
-		return w[:n-3] + "y"
-	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "ches"),
-		strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "xes"):
-		return w[:n-2]
-	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
-		return w
-	case strings.HasSuffix(w, "s"):
-		return w[:n-1]
-	}
-	return w
-}
+// singular folds an English plural onto its singular (plan.Singular).
+func singular(w string) string { return plan.Singular(w) }
 
 // set builds a lookup set of words.
 func set(ws ...string) map[string]bool {
@@ -207,57 +189,20 @@ var numberWords = map[string]int{
 	"forty": 40, "fifty": 50, "couple": 2, "pair": 2,
 }
 
-// Concepts: what a measure is about, independent of dataset ids.
+// Concepts: what a measure is about (package plan names them).
 const (
-	cPopulation = "population"
-	cBuildings  = "buildings"
-	cHealth     = "health"
-	cRadiance   = "radiance"
-	cSettlement = "settlement"
-	cState      = "state"
-	cLGA        = "lga"
-	cWard       = "ward"
+	cPopulation = plan.ConceptPopulation
+	cBuildings  = plan.ConceptBuildings
+	cHealth     = plan.ConceptHealth
+	cRadiance   = plan.ConceptRadiance
+	cSettlement = plan.ConceptSettlement
+	cState      = plan.ConceptState
+	cLGA        = plan.ConceptLGA
+	cWard       = plan.ConceptWard
 )
 
 // conceptOrder is the order measures are offered in follow-up questions.
-var conceptOrder = []string{cPopulation, cBuildings, cHealth, cRadiance, cSettlement, cState, cLGA, cWard}
-
-// conceptIdentity holds, per concept, the singular words (or two-word
-// phrases) that show an attribute carries it when they appear in its name,
-// label or aliases (checked in that order: the name decides first).
-var conceptIdentity = buildIdentity([]struct {
-	concept string
-	words   []string
-}{
-	{cPopulation, []string{"population", "people", "resident", "inhabitant", "pop", "populace"}},
-	{cBuildings, []string{"building", "house", "dwelling", "structure", "rooftop", "footprint"}},
-	{cHealth, []string{"health", "clinic", "hospital", "medical", "healthcare"}},
-	{cRadiance, []string{"radiance", "light", "nightlight", "brightness", "luminosity"}},
-	{cSettlement, []string{"settlement", "urban", "rural", "urbanisation", "urbanization"}},
-	{cState, []string{"state"}},
-	{cLGA, []string{"lga", "local government"}},
-	{cWard, []string{"ward"}},
-})
-
-// identity is one concept's identifying phrases, as words.
-type identity struct {
-	concept string
-	phrases [][]string
-}
-
-func buildIdentity(in []struct {
-	concept string
-	words   []string
-}) []identity {
-	out := make([]identity, len(in))
-	for i, c := range in {
-		out[i].concept = c.concept
-		for _, p := range c.words {
-			out[i].phrases = append(out[i].phrases, words(p))
-		}
-	}
-	return out
-}
+var conceptOrder = plan.ConceptOrder
 
 // synonym is wording that stands for a concept without naming an
 // attribute: a match makes the measure "partial".
@@ -363,69 +308,11 @@ func isASCIILetters(w string) bool {
 	return w != ""
 }
 
-// typoBudget is how many edits a misspelling of a word of n letters may
-// have: none under 5 letters, 1 for 5 to 7, 2 from 8.
-func typoBudget(n int) int {
-	switch {
-	case n < 5:
-		return 0
-	case n < 8:
-		return 1
-	}
-	return 2
-}
+// typoBudget is plan.TypoBudget.
+func typoBudget(n int) int { return plan.TypoBudget(n) }
 
-// editDistance is the optimal-string-alignment distance between a and b
-// (insertions, deletions, substitutions and adjacent transpositions), or
-// max+1 when it exceeds max. a and b are ASCII.
-func editDistance(a, b string, max int) int {
-	la, lb := len(a), len(b)
-	if d := la - lb; d > max || -d > max {
-		return max + 1
-	}
-	if la > 32 || lb > 32 {
-		return max + 1
-	}
-	var rows [3][33]int
-	prev2, prev, cur := &rows[0], &rows[1], &rows[2]
-	for j := 0; j <= lb; j++ {
-		prev[j] = j
-	}
-	for i := 1; i <= la; i++ {
-		cur[0] = i
-		best := cur[0]
-		for j := 1; j <= lb; j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			v := prev[j] + 1
-			if w := cur[j-1] + 1; w < v {
-				v = w
-			}
-			if w := prev[j-1] + cost; w < v {
-				v = w
-			}
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				if w := prev2[j-2] + 1; w < v {
-					v = w
-				}
-			}
-			cur[j] = v
-			if v < best {
-				best = v
-			}
-		}
-		if best > max {
-			return max + 1
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	if prev[lb] > max {
-		return max + 1
-	}
-	return prev[lb]
-}
+// editDistance is plan.EditDistance.
+func editDistance(a, b string, max int) int { return plan.EditDistance(a, b, max) }
 
 // runeCount is the number of code points of s.
 func runeCount(s string) int { return utf8.RuneCountInString(s) }

@@ -51,9 +51,11 @@ type Measure struct {
 	Words []int  `json:"words,omitempty"` // indexes into Plan.Words
 }
 
-// Exact reports whether the measure was named rather than inferred.
+// Exact reports whether the measure was named rather than inferred: by
+// its name, label or an alias, or by one of its category values
+// ("urban" names settlement_class).
 func (m Measure) Exact() bool {
-	return m.Match == "name" || m.Match == "label" || m.Match == "alias"
+	return m.Match == "name" || m.Match == "label" || m.Match == "alias" || m.Match == "value"
 }
 
 // Filter keeps the frames whose measure compares with a value, or whose
@@ -127,6 +129,10 @@ type Plan struct {
 	Register string   `json:"register,omitempty"` // plain | gis
 	Format   string   `json:"format,omitempty"`   // answer | report
 	Words    []Word   `json:"words"`
+	// Notes say what the parser read loosely or left out beyond the
+	// unread words ("The year 2015 was not read: population_2020 is of
+	// 2020."); any note makes the plan partial.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Unread lists the meaning-bearing words no part of the plan read.

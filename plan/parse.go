@@ -1,0 +1,1443 @@
+package plan
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Roles a word may have (Word.Role).
+const (
+	RoleMeasure  = "measure"
+	RoleAgg      = "agg"
+	RoleFilter   = "filter"
+	RoleDistance = "distance"
+	RoleGroup    = "group"
+	RoleOrder    = "order"
+	RolePlace    = "place"
+	RoleFormat   = "format"
+	RoleRegister = "register"
+	RoleFunction = "function"
+	RoleUnread   = "unread"
+)
+
+// DefaultK is how many frames (or groups) a ranking lists unless the
+// question says.
+const DefaultK = 3
+
+// maxK bounds the K of a ranking.
+const maxK = 100
+
+// Parse reads question against cat into a Plan. It never fails: a
+// question it cannot place is AggUnsupported, and every word is given a
+// role (Plan.Words), so that Confidence can tell a plan that read the
+// whole question from one that did not. A nil cat reads against an empty
+// catalogue.
+//
+// Parse is safe for concurrent use; it keeps nothing of question and
+// never changes cat's exported fields.
+func Parse(question string, cat *Catalogue) *Plan {
+	if cat == nil {
+		cat = &Catalogue{}
+	}
+	r := &reader{cat: cat, ix: cat.index(), ts: tokenize(question)}
+	r.read()
+	return r.p
+}
+
+// mention is a measure, category value or features dataset the question
+// names over words [start, end).
+type mention struct {
+	start, end int
+	m          int    // measure index, -1 for a feature set alone
+	f          int    // feature set, -1 when none
+	value      string // a category value named
+	via        string
+	role       string // "" until a part of the plan takes it
+}
+
+// cmp is a comparison with a number found in the words.
+type cmp struct {
+	op         Op
+	v1, v2     float64
+	start, end int
+}
+
+// reader holds one parse.
+type reader struct {
+	cat  *Catalogue
+	ix   *index
+	ts   []tok
+	role []string
+	at   []int // mention index per word, -1 when none
+	ms   []*mention
+	op   []bool // words of a comparison, bound or not: never ranking words
+	p    *Plan
+
+	fixed    []bool // a misspelt grammar word read as its correction
+	per      string // density unit named
+	perAt    []int
+	dense    []int // density words
+	sparse   bool
+	ratio    *ratioRead
+	aggWords map[Agg][]int
+	extreme  []int // "most", "highest"...: the first decides
+	high     bool
+	k        int
+	kAt      []int
+	rank     bool
+	which    int // index of "which"/"what" when it asks for frames or groups, -1
+	plural   bool
+	compare  []int
+	profile  []int
+	nearFar  Agg
+	nearAt   []int
+	howMany  []int // "how many", "number of": a total or a count
+	countAt  []int // "how many frames": a count of frames
+	featCnt  *mention
+}
+
+// ratioRead is "X per (scale) Y" as read.
+type ratioRead struct {
+	x, y  *mention
+	scale float64
+	words []int
+	yRole bool // y was read from "per capita" wording, not a mention
+	ym    int
+}
+
+func (r *reader) read() {
+	n := len(r.ts)
+	r.p = &Plan{Words: make([]Word, n), Register: "plain", Format: "answer", Join: "and"}
+	r.role = make([]string, n)
+	r.at = make([]int, n)
+	r.op = make([]bool, n)
+	r.fixed = make([]bool, n)
+	r.which = -1
+	r.aggWords = map[Agg][]int{}
+	for i, t := range r.ts {
+		r.p.Words[i] = Word{Text: t.text, Start: t.start}
+		r.at[i] = -1
+	}
+	r.mentions()
+	r.spellings()
+	r.places()
+	r.comparisons()
+	r.negations()
+	r.presence()
+	r.values()
+	r.groups()
+	r.perWords()
+	r.aggregations()
+	r.decide()
+	r.years()
+	r.registerAndFormat()
+	r.finish()
+}
+
+// free reports a word no part of the plan and no mention took.
+func (r *reader) free(i int) bool {
+	return i >= 0 && i < len(r.ts) && r.role[i] == "" && r.at[i] < 0
+}
+
+// low is the word at i, "" out of range.
+func (r *reader) low(i int) string {
+	if i < 0 || i >= len(r.ts) {
+		return ""
+	}
+	return r.ts[i].low
+}
+
+func (r *reader) sing(i int) string {
+	if i < 0 || i >= len(r.ts) {
+		return ""
+	}
+	return r.ts[i].sing
+}
+
+// claim gives the free words of [i, j) role and returns their indexes.
+func (r *reader) claim(i, j int, role string) []int {
+	var out []int
+	for k := max(i, 0); k < j && k < len(r.ts); k++ {
+		if r.role[k] == "" && r.at[k] < 0 {
+			r.role[k] = role
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// take gives a mention's words role and returns the plan's Measure.
+func (r *reader) take(m *mention, role string) Measure {
+	m.role = role
+	var ws []int
+	for k := m.start; k < m.end; k++ {
+		r.role[k] = role
+		ws = append(ws, k)
+	}
+	if m.m < 0 {
+		return Measure{Match: m.via, Words: ws}
+	}
+	mi := r.cat.Measures[m.m]
+	return Measure{Dataset: mi.Dataset, Attribute: mi.Attribute, Match: m.via, Words: ws}
+}
+
+// mentionAt is the untaken mention starting at word i.
+func (r *reader) mentionAt(i int) *mention {
+	if i < 0 || i >= len(r.ts) || r.at[i] < 0 {
+		return nil
+	}
+	m := r.ms[r.at[i]]
+	if m.start != i || m.role != "" {
+		return nil
+	}
+	return m
+}
+
+// skip returns the first index from i whose word is not in ws (and is
+// free).
+func (r *reader) skip(i int, ws map[string]bool) int {
+	for i < len(r.ts) && r.free(i) && ws[r.low(i)] {
+		i++
+	}
+	return i
+}
+
+var articles = set("a", "an", "the", "any", "single", "one", "some")
+
+// mentions finds the measures, values and features datasets the
+// question names: longest first, a value before the measure it belongs
+// to, a name before an alias before a synonym.
+func (r *reader) mentions() {
+	type cand struct {
+		start int
+		t     *term
+	}
+	var cands []cand
+	for i := range r.ts {
+		for _, t := range r.ix.byFirst[r.ts[i].sing] {
+			if r.phrase(i, t.words) {
+				cands = append(cands, cand{i, t})
+			}
+		}
+	}
+	sort.SliceStable(cands, func(a, b int) bool {
+		x, y := cands[a], cands[b]
+		if lx, ly := len(x.t.words), len(y.t.words); lx != ly {
+			return lx > ly
+		}
+		if x.t.rank != y.t.rank {
+			return x.t.rank < y.t.rank
+		}
+		return x.start < y.start
+	})
+	for _, c := range cands {
+		end := c.start + len(c.t.words)
+		ok := true
+		for k := c.start; k < end; k++ {
+			if r.at[k] >= 0 {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		r.addMention(&mention{start: c.start, end: end, m: c.t.m, f: c.t.f, value: c.t.value, via: c.t.via})
+	}
+	// Stems: "populated", "brightest", "urbanised".
+	for i, t := range r.ts {
+		if r.at[i] >= 0 || functionWords[t.low] {
+			continue
+		}
+		for _, s := range stems {
+			if strings.HasPrefix(t.low, s.prefix) {
+				if mi, ok := r.ix.concept[s.concept]; ok {
+					r.addMention(&mention{start: i, end: i + 1, m: mi, f: r.ix.featOf[mi], via: "stem"})
+				}
+				break
+			}
+		}
+	}
+}
+
+func (r *reader) addMention(m *mention) {
+	r.ms = append(r.ms, m)
+	for k := m.start; k < m.end; k++ {
+		r.at[k] = len(r.ms) - 1
+	}
+}
+
+// phrase reports whether the singular words from i are ws.
+func (r *reader) phrase(i int, ws []string) bool {
+	if i+len(ws) > len(r.ts) {
+		return false
+	}
+	for k, w := range ws {
+		if r.ts[i+k].sing != w {
+			return false
+		}
+	}
+	return true
+}
+
+// known reports a word the grammar reads without a catalogue.
+func known(w string) bool {
+	if functionWords[w] || meanWords[w] || medianWords[w] || totalWords[w] || shareWords[w] || ratioWords[w] ||
+		densWords[w] || compareWords[w] || profileWords[w] || highWords[w] || lowWords[w] || rankWords[w] ||
+		reportWords[w] || nearWords[w] || farWords[w] || kmWords[w] || negWords[w] || negHave[w] || gisWords[w] {
+		return true
+	}
+	_, num := numberWords[w]
+	_, mult := multipliers[w]
+	return num || mult
+}
+
+// spellings reads the words of five letters or more that nothing knows
+// as the measure or grammar word they misspell (same first letter,
+// optimal-string-alignment distance 1 for 5 to 7 letters, 2 from 8).
+func (r *reader) spellings() {
+	for i, t := range r.ts {
+		w := t.low
+		if r.at[i] >= 0 || len(w) < 5 || !isASCIILetters(w) || known(w) || known(t.sing) || grammarWord(t.sing) {
+			continue
+		}
+		best, bestD := -1, 3
+		budget := TypoBudget(len(w))
+		for k, f := range r.ix.fuzzy {
+			if f.word[0] != w[0] {
+				continue
+			}
+			if d := EditDistance(w, f.word, budget); d <= budget && d < bestD {
+				best, bestD = k, d
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		f := r.ix.fuzzy[best]
+		if f.t == nil {
+			r.ts[i].low, r.ts[i].sing = f.word, Singular(f.word)
+			r.fixed[i] = true
+			continue
+		}
+		r.addMention(&mention{start: i, end: i + 1, m: f.t.m, f: f.t.f, value: f.t.value, via: "spelling"})
+	}
+}
+
+// grammarWord reports a word the grammar reads that known does not
+// list (phrases' words).
+func grammarWord(w string) bool {
+	switch w {
+	case "between", "within", "than", "above", "below", "under", "over", "exceeding", "beyond", "without",
+		"capita", "hectare", "square", "frames", "remote", "distant", "isolated", "away", "further", "farther",
+		"closer", "nearer", "outside", "inside", "plus", "equal", "excess", "upward", "upwards":
+		return true
+	}
+	return false
+}
+
+// places reads place names: the caller's lookup, and values of the
+// administrative categories (state, LGA, ward). A kind word after a
+// place ("Dala LGA", "Kano State") is read with it.
+func (r *reader) places() {
+	n := len(r.ts)
+	texts := make([]string, n)
+	for i, t := range r.ts {
+		texts[i] = t.text
+	}
+	for i := 0; i < n; i++ {
+		var end int
+		if m := r.mentionAt(i); m != nil && m.value != "" && adminConcepts[r.ix.conceptOf[m.m]] {
+			end = m.end
+			m.role = RolePlace
+			for k := m.start; k < m.end; k++ {
+				r.at[k] = -1
+			}
+		} else if r.free(i) && r.cat.Place != nil && !r.ts[i].sym && !r.ts[i].isNum && !known(r.ts[i].low) && !grammarWord(r.ts[i].low) {
+			k, ok := r.cat.Place(texts[i:])
+			if !ok || k <= 0 {
+				continue
+			}
+			end = min(i+k, n)
+			for j := i; j < end; j++ {
+				if r.at[j] >= 0 {
+					r.ms[r.at[j]].role = RolePlace
+					for x := r.ms[r.at[j]].start; x < r.ms[r.at[j]].end; x++ {
+						r.at[x] = -1
+					}
+				}
+			}
+		} else {
+			continue
+		}
+		name := strings.TrimSpace(joinText(r.ts[i:end]))
+		r.claim(i, end, RolePlace)
+		// The kind after the name: "LGA", "State", "local government area".
+		if m := r.mentionAt(end); m != nil && m.value == "" && m.m >= 0 && adminConcepts[r.ix.conceptOf[m.m]] {
+			r.take(m, RolePlace)
+			end = m.end
+		}
+		r.p.Places = append(r.p.Places, name)
+		i = end - 1
+	}
+}
+
+// joinText joins words as written.
+func joinText(ts []tok) string {
+	var b strings.Builder
+	for k, t := range ts {
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.text)
+	}
+	return b.String()
+}
+
+// comparatorAt reads a comparison with a number from word i: "between
+// 500 and 2,000", "from 5 to 10", "at least 5,000", "> 5000", "10k+",
+// "5,000 or more", "500-2,000", "5 to 10".
+func (r *reader) comparatorAt(i int) (cmp, bool) {
+	freeRun := func(i int, ws []string) bool {
+		if i+len(ws) > len(r.ts) {
+			return false
+		}
+		for k, w := range ws {
+			if !r.free(i+k) || r.ts[i+k].sing != w && r.ts[i+k].low != w {
+				return false
+			}
+		}
+		return true
+	}
+	w := r.low(i)
+	if w == "between" || w == "from" {
+		j := r.skip(i+1, set("the"))
+		if a, k, ok := numberAt(r.ts, j); ok {
+			link := k
+			if kmWords[r.low(link)] {
+				link++
+			}
+			if l := r.low(link); l == "and" || l == "to" || l == "-" || l == "through" {
+				if b, e, ok := numberAt(r.ts, link+1); ok && (w == "between" || l != "and") {
+					if b < a {
+						a, b = b, a
+					}
+					return cmp{op: OpBetween, v1: a, v2: b, start: i, end: e}, true
+				}
+			}
+		}
+	}
+	for _, c := range prefixOps {
+		if !freeRun(i, c.words) {
+			continue
+		}
+		j := i + len(c.words)
+		if r.low(j) == "of" {
+			j++
+		}
+		v, e, ok := numberAt(r.ts, j)
+		if !ok {
+			continue
+		}
+		out := cmp{op: c.op, v1: v, start: i, end: e}
+		if l := r.low(e); (l == "to" || l == "and" || l == "-") && c.op != OpEq {
+			if b, e2, ok := numberAt(r.ts, e+1); ok && b > v {
+				out = cmp{op: OpBetween, v1: v, v2: b, start: i, end: e2}
+			}
+		}
+		return out, true
+	}
+	if !r.free(i) {
+		return cmp{}, false
+	}
+	v, e, ok := numberAt(r.ts, i)
+	if !ok || !r.ts[i].isNum && r.low(i) != "a" && r.low(i) != "an" {
+		return cmp{}, false
+	}
+	for _, c := range postfixOps {
+		if freeRun(e, c.words) {
+			return cmp{op: c.op, v1: v, start: i, end: e + len(c.words)}, true
+		}
+	}
+	if l := r.low(e); l == "-" || l == "to" {
+		if b, e2, ok := numberAt(r.ts, e+1); ok && b > v {
+			return cmp{op: OpBetween, v1: v, v2: b, start: i, end: e2}, true
+		}
+	}
+	return cmp{}, false
+}
+
+// comparisons reads filters ("more than 1,000 people", "population of
+// at least 5,000") and distance conditions ("within 5 km of a clinic",
+// "more than 5 km from a health facility").
+func (r *reader) comparisons() {
+	n := len(r.ts)
+	for i := 0; i < n; i++ {
+		if !r.free(i) {
+			continue
+		}
+		c, ok := r.comparatorAt(i)
+		if !ok {
+			// "5 km from a clinic": a distance without a comparison.
+			v, e, isNum := numberAt(r.ts, i)
+			if !isNum || !r.ts[i].isNum || !kmWords[r.low(e)] {
+				continue
+			}
+			c = cmp{v1: v, start: i, end: e}
+		}
+		for k := c.start; k < c.end; k++ {
+			r.op[k] = true
+		}
+		if kmWords[r.low(c.end)] && r.free(c.end) {
+			if r.distance(c) {
+				i = c.end - 1
+			}
+			continue
+		}
+		if c.op == "" {
+			continue
+		}
+		if m := r.subjectOf(c); m != nil {
+			f := Filter{Op: c.op, Value: c.v1, Value2: c.v2}
+			f.Words = r.claim(c.start, c.end, RoleFilter)
+			f.Measure = r.take(m, RoleFilter)
+			r.p.Filters = append(r.p.Filters, f)
+			i = c.end - 1
+		}
+	}
+}
+
+// subjectOf is the numeric measure a comparison is about: named right
+// after it ("more than 1,000 people"), else right before it
+// ("population of at least 5,000", "radiance is above 20").
+func (r *reader) subjectOf(c cmp) *mention {
+	j := c.end
+	for j < len(r.ts) && r.free(j) && functionWords[r.low(j)] && j < c.end+3 {
+		j++
+	}
+	if m := r.mentionAt(j); m != nil && m.m >= 0 && isNumeric(r.cat.Measures[m.m]) {
+		return m
+	}
+	j = c.start - 1
+	for j >= 0 && r.free(j) && functionWords[r.low(j)] && j > c.start-4 {
+		j--
+	}
+	if j >= 0 && r.at[j] >= 0 {
+		m := r.ms[r.at[j]]
+		if m.role == "" && m.end == j+1 && m.m >= 0 && isNumeric(r.cat.Measures[m.m]) {
+			return m
+		}
+	}
+	return nil
+}
+
+// distance reads a reach condition from a comparison followed by a km
+// word; it reports false (reading nothing) when no features dataset is
+// named.
+func (r *reader) distance(c cmp) bool {
+	end := c.end + 1
+	op := ""
+	switch c.op {
+	case OpLT, OpLE:
+		op = "within"
+	case OpGT, OpGE:
+		op = "beyond"
+	}
+	for _, pf := range postfixOps {
+		if op == "" && r.phrase(end, pf.words) {
+			if pf.op == OpGE {
+				op = "beyond"
+			} else {
+				op = "within"
+			}
+			end += len(pf.words)
+		}
+	}
+	j := r.skip(end, set("away", "from", "of", "to", "the", "a", "an", "any", "nearest", "closest", "its", "their"))
+	feat := r.mentionAt(j)
+	if feat == nil || feat.f < 0 {
+		feat = nil
+		for _, m := range r.ms {
+			if m.role == "" && m.f >= 0 && (m.start >= c.end || feat == nil) {
+				feat = m
+				if m.start >= c.end {
+					break
+				}
+			}
+		}
+	}
+	if feat == nil {
+		return false
+	}
+	if op == "" {
+		op = "within"
+		r.p.Notes = append(r.p.Notes, "No comparison was given with "+strconv.FormatFloat(c.v1, 'f', -1, 64)+" km: read as within it.")
+	}
+	ws := r.claim(c.start, j, RoleDistance)
+	fm := r.take(feat, RoleDistance)
+	d := &Distance{Feature: r.cat.Features[feat.f].ID, Km: c.v1, Op: op, Words: append(ws, fm.Words...)}
+	if r.p.Distance == nil {
+		r.p.Distance = d
+	}
+	return true
+}
+
+// negations reads "without a clinic", "no health facility", "not
+// urban", "non-urban", "frames that do not have a hospital", "zero
+// clinics".
+func (r *reader) negations() {
+	for i := 0; i < len(r.ts); i++ {
+		if !r.free(i) {
+			continue
+		}
+		w, j := r.low(i), -1
+		switch {
+		case negHave[w] && set("have", "has", "had", "contain", "hold", "record")[r.sing(i+1)] && r.free(i+1):
+			j = i + 2
+		case w == "none" && r.low(i+1) == "of":
+			j = i + 2
+		case w == "free" && r.low(i+1) == "of":
+			j = i + 2
+		case w == "devoid" && r.low(i+1) == "of":
+			j = i + 2
+		case negWords[w]:
+			j = i + 1
+		}
+		if j < 0 {
+			continue
+		}
+		k := r.skip(j, articles)
+		m := r.mentionAt(k)
+		if m == nil || m.m < 0 {
+			continue
+		}
+		mi := r.cat.Measures[m.m]
+		f := Filter{Not: true}
+		switch {
+		case m.value != "":
+			f.Op, f.Text = OpNe, strings.ToLower(m.value)
+		case isNumeric(mi):
+			f.Op, f.Value = OpEq, 0
+		default:
+			continue
+		}
+		f.Words = r.claim(i, k, RoleFilter)
+		f.Measure = r.take(m, RoleFilter)
+		r.p.Filters = append(r.p.Filters, f)
+		i = m.end - 1
+	}
+}
+
+// presence reads "frames with a clinic", "frames that have buildings": a
+// numeric measure above zero, when the words before it say "with" or
+// "have".
+func (r *reader) presence() {
+	if r.anyWord(compareWords) {
+		return
+	}
+	for _, m := range r.ms {
+		if m.role != "" || m.m < 0 || m.value != "" || !isNumeric(r.cat.Measures[m.m]) {
+			continue
+		}
+		j := m.start - 1
+		for j >= 0 && r.free(j) && articles[r.low(j)] {
+			j--
+		}
+		if !r.free(j) || !set("with", "have", "has", "having", "contain", "contains", "containing")[r.low(j)] {
+			continue
+		}
+		// "with the most people" is a ranking; "with people" a presence.
+		if r.sing(m.end) == "per" || r.low(m.end) == "/" {
+			continue
+		}
+		f := Filter{Op: OpGT, Value: 0}
+		f.Words = r.claim(j, m.start, RoleFilter)
+		f.Measure = r.take(m, RoleFilter)
+		r.p.Filters = append(r.p.Filters, f)
+	}
+}
+
+// values reads category values as filters ("urban frames", "frames that
+// are rural"), and the joining "or" between filters.
+func (r *reader) values() {
+	for _, m := range r.ms {
+		if m.role != "" || m.value == "" || m.m < 0 {
+			continue
+		}
+		f := Filter{Op: OpEq, Text: strings.ToLower(m.value)}
+		f.Measure = r.take(m, RoleFilter)
+		r.p.Filters = append(r.p.Filters, f)
+	}
+	if len(r.p.Filters) < 2 {
+		return
+	}
+	sort.SliceStable(r.p.Filters, func(a, b int) bool { return firstWord(r.p.Filters[a]) < firstWord(r.p.Filters[b]) })
+	for k := 1; k < len(r.p.Filters); k++ {
+		from, to := lastWord(r.p.Filters[k-1])+1, firstWord(r.p.Filters[k])
+		for i := from; i < to; i++ {
+			if !r.free(i) {
+				continue
+			}
+			switch r.low(i) {
+			case "or", "either":
+				r.p.Join = "or"
+				r.p.Filters[k].Words = append(r.p.Filters[k].Words, r.claim(i, i+1, RoleFilter)...)
+			case "and", "but", "nor":
+				r.p.Filters[k].Words = append(r.p.Filters[k].Words, r.claim(i, i+1, RoleFilter)...)
+			}
+		}
+	}
+}
+
+func firstWord(f Filter) int {
+	x := 1 << 30
+	for _, w := range append(f.Words, f.Measure.Words...) {
+		x = min(x, w)
+	}
+	return x
+}
+
+func lastWord(f Filter) int {
+	x := -1
+	for _, w := range append(f.Words, f.Measure.Words...) {
+		x = max(x, w)
+	}
+	return x
+}
+
+// groups reads a breakdown by a category measure: "by state", "for
+// each LGA", "per ward", "in each state", "ward by ward", "broken down
+// by settlement class".
+func (r *reader) groups() {
+	for _, m := range r.ms {
+		if m.role != "" || m.m < 0 || m.value != "" || isNumeric(r.cat.Measures[m.m]) || r.p.Group != nil {
+			continue
+		}
+		start := -1
+		switch b := r.low(m.start - 1); {
+		case b == "by" || b == "per" || b == "each" || b == "every":
+			start = m.start - 1
+			if l := r.low(start - 1); l == "for" || l == "in" || l == "down" || l == "broken" || l == "grouped" || l == "split" {
+				start--
+				if r.low(start) == "down" && r.low(start-1) == "broken" {
+					start--
+				}
+			}
+		case b == "the" && r.low(m.start-2) == "by":
+			start = m.start - 2
+		}
+		end := m.end
+		if start < 0 && r.low(m.end) == "by" && r.sing(m.end+1) == r.sing(m.start) {
+			start, end = m.start, m.end+2
+		}
+		if start < 0 {
+			continue
+		}
+		for k := start; k < m.start; k++ {
+			if !r.free(k) {
+				start = -1
+			}
+		}
+		if start < 0 {
+			continue
+		}
+		g := &Group{}
+		ws := r.claim(start, m.start, RoleGroup)
+		g.Measure = r.take(m, RoleGroup)
+		g.Words = append(ws, r.claim(m.end, end, RoleGroup)...)
+		r.p.Group = g
+	}
+}
+
+// perWords reads densities ("per km²", "per square kilometre", "per
+// hectare", "density"), ratios ("people per building", "ratio of
+// buildings to people", "clinics per 10,000 people", "per capita") and
+// "per frame" (a mean per frame).
+func (r *reader) perWords() {
+	n := len(r.ts)
+	for i := 0; i < n; i++ {
+		if !r.free(i) {
+			continue
+		}
+		j := i
+		per := r.low(j) == "per" || r.low(j) == "/" || r.low(j) == "a" || r.low(j) == "each" || r.low(j) == "every"
+		if per {
+			j++
+		}
+		sq := r.low(j) == "square" || r.low(j) == "sq"
+		if sq {
+			j++
+		}
+		if !r.free(j) {
+			continue
+		}
+		u, ok := areaUnit[r.sing(j)]
+		if !ok && kmWords[r.low(j)] && (sq || per && r.low(i) != "a") {
+			u, ok = "km2", true
+			if r.low(j+1) == "2" {
+				j++
+			}
+		}
+		if !ok || r.low(i) == "a" && !sq {
+			continue
+		}
+		r.per = u
+		r.perAt = append(r.perAt, r.claim(i, j+1, RoleAgg)...)
+		i = j
+	}
+	for i := 0; i < n; i++ {
+		if r.free(i) && densWords[r.low(i)] {
+			r.dense = append(r.dense, i)
+			r.role[i] = RoleAgg
+			switch r.low(i) {
+			case "sparse", "sparsely", "sparser", "sparsest":
+				r.sparse = true
+			}
+		}
+	}
+	// X per (N) Y; per capita.
+	for i := 0; i < n; i++ {
+		w := r.low(i)
+		if !r.free(i) || !(w == "per" || w == "/" || (w == "for" || w == "to") && (r.low(i+1) == "each" || r.low(i+1) == "every")) {
+			continue
+		}
+		j := i + 1
+		if w == "for" || w == "to" {
+			j++
+		}
+		scale := 1.0
+		if v, e, ok := numberAt(r.ts, j); ok && r.free(j) {
+			scale, j = v, e
+		}
+		var x *mention
+		for _, m := range r.ms {
+			if m.role == "" && m.m >= 0 && m.end <= i && isNumeric(r.cat.Measures[m.m]) {
+				x = m
+			}
+		}
+		if x == nil {
+			continue
+		}
+		if y := r.mentionAt(j); y != nil && y.m >= 0 && y.m != x.m && isNumeric(r.cat.Measures[y.m]) {
+			r.ratio = &ratioRead{x: x, y: y, scale: scale, words: r.claim(i, j, RoleAgg)}
+			break
+		}
+		if set("capita", "head", "person", "individual")[r.sing(j)] && r.free(j) {
+			if mi, ok := r.ix.concept[cPopulation]; ok && mi != x.m {
+				r.ratio = &ratioRead{x: x, scale: scale, words: r.claim(i, j+1, RoleAgg), yRole: true, ym: mi}
+				break
+			}
+		}
+	}
+	// ratio of X to Y, X to Y ratio.
+	if r.ratio == nil {
+		for i := 0; i < n; i++ {
+			if !r.free(i) || !ratioWords[r.sing(i)] {
+				continue
+			}
+			var pair []*mention
+			for _, m := range r.ms {
+				if m.role == "" && m.m >= 0 && isNumeric(r.cat.Measures[m.m]) {
+					pair = append(pair, m)
+				}
+			}
+			if len(pair) >= 2 && pair[0].m != pair[1].m {
+				ws := r.claim(i, i+1, RoleAgg)
+				for k := pair[0].end; k < pair[1].start; k++ {
+					if l := r.low(k); l == "to" || l == "and" || l == "/" || l == "per" || l == "vs" {
+						ws = append(ws, r.claim(k, k+1, RoleAgg)...)
+					}
+				}
+				r.ratio = &ratioRead{x: pair[0], y: pair[1], scale: 1, words: ws}
+			}
+			break
+		}
+	}
+	// per frame: a mean per frame.
+	for i := 0; i+1 < n; i++ {
+		if r.free(i) && r.low(i) == "per" && r.free(i+1) && frameNouns[r.sing(i+1)] {
+			r.aggWords[AggMean] = append(r.aggWords[AggMean], r.claim(i, i+2, RoleAgg)...)
+		}
+	}
+}
+
+// anyWord reports a free word of ws.
+func (r *reader) anyWord(ws map[string]bool) bool {
+	for i := range r.ts {
+		if r.free(i) && (ws[r.low(i)] || ws[r.sing(i)]) {
+			return true
+		}
+	}
+	return false
+}
+
+// aggregations reads the words that say what to compute.
+func (r *reader) aggregations() {
+	n := len(r.ts)
+	add := func(a Agg, i, j int) { r.aggWords[a] = append(r.aggWords[a], r.claim(i, j, RoleAgg)...) }
+	// Nearest and farthest.
+	for i := 0; i < n; i++ {
+		if !r.free(i) {
+			continue
+		}
+		w := r.low(i)
+		switch {
+		case farWords[w]:
+			r.nearFar, r.nearAt = AggFarthest, append(r.nearAt, r.claim(i, i+1, RoleDistance)...)
+		case (w == "most" || w == "more") && set("remote", "distant", "isolated", "far")[r.low(i+1)] && r.free(i+1):
+			r.nearFar, r.nearAt = AggFarthest, append(r.nearAt, r.claim(i, i+2, RoleDistance)...)
+		case w == "far" && r.low(i+1) == "away" && r.low(i-1) != "how":
+			r.nearFar, r.nearAt = AggFarthest, append(r.nearAt, r.claim(i, i+2, RoleDistance)...)
+		case nearWords[w] && r.nearFar == "":
+			r.nearFar, r.nearAt = AggNearest, append(r.nearAt, r.claim(i, i+1, RoleDistance)...)
+		case w == "how" && r.low(i+1) == "far" && r.nearFar == "":
+			r.nearFar, r.nearAt = AggNearest, append(r.nearAt, r.claim(i, i+2, RoleDistance)...)
+		case (w == "distance" || w == "distances") && r.nearFar == "":
+			r.nearFar, r.nearAt = AggNearest, append(r.nearAt, r.claim(i, i+1, RoleDistance)...)
+		}
+	}
+	for i := 0; i < n; i++ {
+		if !r.free(i) || r.op[i] {
+			continue
+		}
+		w, s := r.low(i), r.sing(i)
+		switch {
+		case (w == "how" && r.low(i+1) == "many") || ((w == "number" || w == "count") && r.low(i+1) == "of"):
+			j := r.skip(i+2, set("the", "these", "those", "selected", "my", "of", "chosen", "this"))
+			if r.free(j) && frameNouns[r.sing(j)] {
+				r.countAt = append(r.countAt, r.claim(i, j+1, RoleAgg)...)
+				i = j
+				continue
+			}
+			r.howMany = append(r.howMany, r.claim(i, i+2, RoleAgg)...)
+			i++
+		case w == "count" && r.free(i+1):
+			j := r.skip(i+1, set("the", "these", "those", "selected", "my"))
+			if r.free(j) && frameNouns[r.sing(j)] {
+				r.countAt = append(r.countAt, r.claim(i, j+1, RoleAgg)...)
+				i = j
+			}
+		case meanWords[w] || w == "on" && r.low(i+1) == "average":
+			add(AggMean, i, i+1)
+		case medianWords[w]:
+			add(AggMedian, i, i+1)
+		case totalWords[w] || w == "in" && r.low(i+1) == "total":
+			add(AggTotal, i, i+1)
+		case shareWords[w] || shareWords[s] || (w == "what" || w == "which") && r.low(i+1) == "part" && r.low(i+2) == "of":
+			if w == "what" || w == "which" {
+				add(AggShare, i+1, i+2)
+			} else {
+				add(AggShare, i, i+1)
+			}
+		case compareWords[w]:
+			r.compare = append(r.compare, r.claim(i, i+1, RoleAgg)...)
+		case profileWords[w] || profileWords[s]:
+			r.profile = append(r.profile, r.claim(i, i+1, RoleAgg)...)
+		case rankWords[w]:
+			r.rank = true
+			if w == "bottom" || w == "ascending" {
+				r.high = false
+				r.extreme = append(r.extreme, i)
+			} else if w == "top" || w == "descending" {
+				if len(r.extreme) == 0 {
+					r.high = true
+				}
+			}
+			r.kAt = append(r.kAt, r.claim(i, i+1, RoleOrder)...)
+		case highWords[w] || lowWords[w]:
+			// comparatives are extremes only in "which ... more".
+			if set("more", "less", "fewer", "higher", "lower", "larger", "smaller", "bigger", "greater")[w] && r.which < 0 && !r.whichWord() {
+				continue
+			}
+			if len(r.extreme) == 0 || (len(r.extreme) > 0 && r.low(r.extreme[0]) == "top") {
+				r.high = highWords[w]
+			}
+			r.extreme = append(r.extreme, i)
+			r.role[i] = RoleOrder
+		}
+	}
+	if r.sparse && len(r.extreme) == 0 && len(r.dense) > 0 {
+		r.high = false
+	}
+	// Overview phrases: "tell me about", "what is here".
+	for i := 0; i+1 < n; i++ {
+		if r.low(i) == "tell" && r.free(i+1) && r.low(i+2) == "about" {
+			r.profile = append(r.profile, i)
+		}
+	}
+	r.rankCount()
+	for i := 0; i < n; i++ {
+		if l := r.low(i); (l == "which" || l == "what") && r.free(i) {
+			r.which = i
+			break
+		}
+	}
+	for i := 0; i < n; i++ {
+		if frameNouns[r.sing(i)] && r.low(i) != r.sing(i) && r.free(i) {
+			r.plural = true
+		}
+	}
+}
+
+// whichWord reports "which" or "what" among the words.
+func (r *reader) whichWord() bool {
+	for i := range r.ts {
+		if l := r.low(i); l == "which" || l == "whichever" {
+			return true
+		}
+	}
+	return false
+}
+
+// rankCount reads K: a number next to a ranking word ("top 5", "5
+// highest", "bottom three") or before a frame noun ("the 10 frames with
+// the most people").
+func (r *reader) rankCount() {
+	if len(r.extreme) == 0 && !r.rank {
+		return
+	}
+	near := func(i int) bool {
+		if i < 0 || i >= len(r.ts) {
+			return false
+		}
+		return r.role[i] == RoleOrder
+	}
+	for i := range r.ts {
+		if !r.free(i) || r.op[i] {
+			continue
+		}
+		v, e, ok := numberAt(r.ts, i)
+		if !ok || v < 1 || v != float64(int(v)) || e != i+1 {
+			continue
+		}
+		if near(i-1) || near(i+1) || frameNouns[r.sing(i+1)] || r.at[i+1] >= 0 && r.low(i-1) == "top" {
+			r.k = min(int(v), maxK)
+			r.kAt = append(r.kAt, r.claim(i, i+1, RoleOrder)...)
+			r.rank = true
+			return
+		}
+	}
+}
+
+// subjects are the measures no filter, group, place or distance took.
+func (r *reader) subjects() []*mention {
+	var out []*mention
+	for _, m := range r.ms {
+		if m.role == "" && m.m >= 0 && m.value == "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// decide settles the aggregation and the measures.
+func (r *reader) decide() {
+	p := r.p
+	subj := r.subjects()
+	var num []*mention
+	for _, m := range subj {
+		if isNumeric(r.cat.Measures[m.m]) {
+			num = append(num, m)
+		}
+	}
+	first := func(ms []*mention) *mention {
+		if len(ms) == 0 {
+			return nil
+		}
+		return ms[0]
+	}
+	claimAll := func(ws []int, role string) {
+		for _, k := range ws {
+			r.role[k] = role
+		}
+	}
+	measure := func(m *mention) { p.Measures = append(p.Measures, r.take(m, RoleMeasure)) }
+	// Words of an aggregation this plan does not read go back to unread.
+	keep := map[Agg]bool{}
+	defer func() {
+		release := func(ws []int) {
+			for _, k := range ws {
+				if r.role[k] == RoleAgg || r.role[k] == RoleOrder || r.role[k] == RoleDistance {
+					r.role[k] = ""
+				}
+			}
+		}
+		for a, ws := range r.aggWords {
+			if !keep[a] && a != p.Agg {
+				release(ws)
+			}
+		}
+		switch p.Agg {
+		case AggTotal, AggCoverage, AggFeatureCount, AggCount:
+		default:
+			release(r.howMany)
+		}
+		switch p.Agg {
+		case AggCount, AggCoverage, AggShare:
+		default:
+			release(r.countAt)
+		}
+		if p.Agg != AggCompare {
+			release(r.compare)
+		}
+		if p.Agg != AggProfile {
+			release(r.profile)
+		}
+		if p.Order == nil {
+			release(r.extreme)
+			release(r.kAt)
+		}
+		if p.Agg != AggNearest && p.Agg != AggFarthest {
+			release(r.nearAt)
+		}
+		if p.Agg != AggDensity && p.Per == "" {
+			release(r.perAt)
+			release(r.dense)
+		}
+		if p.Agg != AggRatio && r.ratio != nil {
+			release(r.ratio.words)
+		}
+	}()
+
+	switch {
+	case p.Distance != nil:
+		p.Agg = AggCoverage
+		if m := first(num); m != nil {
+			measure(m)
+		}
+		claimAll(r.howMany, RoleAgg)
+		claimAll(r.countAt, RoleAgg)
+		keep[AggTotal] = true
+		return
+	case r.nearFar != "":
+		feat := r.featureNear(r.nearAt)
+		if feat == nil {
+			p.Agg = AggUnsupported
+			for _, k := range r.nearAt {
+				r.role[k] = ""
+			}
+			p.Notes = append(p.Notes, "No readable dataset of features was named for "+strconv.Quote(r.wordsText(r.nearAt))+".")
+			return
+		}
+		fm := r.take(feat, RoleDistance)
+		p.Agg = AggFarthest
+		if r.nearFar == AggNearest {
+			p.Agg = AggNearest
+		}
+		p.Distance = &Distance{Feature: r.cat.Features[feat.f].ID, Words: append(append([]int(nil), r.nearAt...), fm.Words...)}
+		// "from", "to" beside the feature.
+		for _, k := range []int{feat.start - 1, feat.start - 2} {
+			if r.free(k) && set("from", "to", "of", "away")[r.low(k)] {
+				p.Distance.Words = append(p.Distance.Words, r.claim(k, k+1, RoleDistance)...)
+			}
+		}
+		return
+	case len(r.aggWords[AggShare]) > 0:
+		p.Agg = AggShare
+		if m := first(num); m != nil && r.isSum(m) {
+			measure(m)
+		}
+		if len(p.Filters) == 0 && p.Group == nil {
+			for _, m := range subj {
+				if m.role == "" && !isNumeric(r.cat.Measures[m.m]) {
+					p.Group = &Group{Measure: r.take(m, RoleGroup)}
+					break
+				}
+			}
+		}
+		claimAll(r.countAt, RoleAgg)
+		return
+	case r.ratio != nil:
+		p.Agg = AggRatio
+		measure(r.ratio.x)
+		if r.ratio.yRole {
+			mi := r.cat.Measures[r.ratio.ym]
+			p.Measures = append(p.Measures, Measure{Dataset: mi.Dataset, Attribute: mi.Attribute, Match: "synonym"})
+		} else {
+			measure(r.ratio.y)
+		}
+		if r.ratio.scale != 1 {
+			p.Scale = r.ratio.scale
+		}
+		r.order(num)
+		return
+	case len(r.dense) > 0 || r.per != "":
+		p.Agg = AggDensity
+		p.Per = r.per
+		if p.Per == "" {
+			p.Per = "km2"
+		}
+		if m := first(num); m != nil {
+			measure(m)
+		} else if mi, ok := r.ix.concept[cPopulation]; ok && len(subj) == 0 {
+			m := r.cat.Measures[mi]
+			p.Measures = []Measure{{Dataset: m.Dataset, Attribute: m.Attribute, Match: "synonym"}}
+		} else {
+			p.Agg = AggUnsupported
+		}
+		r.order(nil)
+		return
+	case len(r.compare) > 0 && len(subj) >= 2:
+		p.Agg = AggCompare
+		measure(subj[0])
+		measure(subj[1])
+		return
+	case (len(r.extreme) > 0 || r.rank) && len(num) > 0:
+		m := num[0]
+		measure(m)
+		r.order(num)
+		return
+	case len(r.aggWords[AggMedian]) > 0 && len(num) > 0:
+		p.Agg = AggMedian
+		measure(num[0])
+		return
+	case len(r.aggWords[AggMean]) > 0 && len(num) > 0:
+		p.Agg = AggMean
+		measure(num[0])
+		return
+	case len(r.countAt) > 0 || (len(p.Filters) > 0 && len(num) == 0 && (len(subj) == 0 || p.Group != nil)):
+		p.Agg = AggCount
+		if len(num) > 0 {
+			p.Agg = AggTotal
+			measure(num[0])
+		}
+		return
+	case len(num) >= 2 && len(r.aggWords[AggTotal]) == 0 && len(r.howMany) == 0:
+		p.Agg = AggCompare
+		measure(num[0])
+		measure(num[1])
+		return
+	case len(num) > 0:
+		m := num[0]
+		p.Agg = AggTotal
+		if r.cat.Measures[m.m].Aggregation == "mean" && len(r.aggWords[AggTotal]) == 0 {
+			p.Agg = AggMean
+		}
+		measure(m)
+		claimAll(r.howMany, RoleAgg)
+		return
+	case len(subj) > 0:
+		// A category alone: the frames by its values.
+		m := subj[0]
+		p.Agg = AggCount
+		if p.Group == nil {
+			p.Group = &Group{Measure: r.take(m, RoleGroup)}
+		}
+		return
+	}
+	if feat := r.featureOnly(); feat != nil && (len(r.howMany) > 0 || len(r.countAt) > 0 || len(r.aggWords[AggTotal]) > 0) {
+		p.Agg = AggFeatureCount
+		fm := r.take(feat, RoleMeasure)
+		p.Distance = &Distance{Feature: r.cat.Features[feat.f].ID, Words: fm.Words}
+		claimAll(r.howMany, RoleAgg)
+		keep[AggTotal] = true
+		return
+	}
+	if len(p.Filters) > 0 {
+		p.Agg = AggCount
+		return
+	}
+	p.Agg = AggProfile
+	for _, m := range r.ms {
+		if m.role == "" {
+			p.Agg = AggUnsupported
+		}
+	}
+	for i := range r.ts {
+		if r.free(i) && !functionWords[r.low(i)] && !functionWords[r.sing(i)] && !r.ts[i].sym && len(r.profile) == 0 {
+			p.Agg = AggUnsupported
+		}
+	}
+}
+
+// isSum reports a summed numeric measure.
+func (r *reader) isSum(m *mention) bool {
+	mi := r.cat.Measures[m.m]
+	return isNumeric(mi) && mi.Aggregation != "mean"
+}
+
+// order settles a ranking or an extreme: rank when a count, a ranking
+// word or plural frames ask for several, else max or min; a group
+// ranks its groups.
+func (r *reader) order(num []*mention) {
+	p := r.p
+	if len(r.extreme) == 0 && !r.rank {
+		return
+	}
+	high := r.high
+	if len(r.extreme) == 0 {
+		high = true
+	}
+	if r.sparse && len(r.dense) > 0 {
+		high = !high || len(r.extreme) == 0 && false
+		if len(r.extreme) == 0 {
+			high = false
+		}
+	}
+	ws := append([]int(nil), r.extreme...)
+	ws = append(ws, r.kAt...)
+	if p.Agg == AggRatio || p.Agg == AggDensity || r.rank || r.k > 0 || r.plural || p.Group != nil {
+		k := r.k
+		if k == 0 {
+			k = DefaultK
+			if !r.plural && !r.rank && r.which >= 0 {
+				k = 1
+			}
+		}
+		if p.Agg == AggRatio || p.Agg == AggDensity {
+			if !r.rank && r.k == 0 && !r.plural && r.which < 0 {
+				// "the highest density": the selection's, with its frame.
+				k = 1
+			}
+		} else {
+			p.Agg = AggRank
+		}
+		p.Order = &Order{Desc: high, K: k, Words: ws}
+		return
+	}
+	p.Agg = AggMax
+	if !high {
+		p.Agg = AggMin
+	}
+	p.Order = &Order{Desc: high, K: 1, Words: ws}
+}
+
+// featureNear is the features dataset a nearest or farthest question is
+// about: named after its word, else anywhere.
+func (r *reader) featureNear(at []int) *mention {
+	var best *mention
+	for _, m := range r.ms {
+		if m.role != "" || m.f < 0 {
+			continue
+		}
+		if best == nil || len(at) > 0 && m.start > at[0] && best.start < at[0] {
+			best = m
+		}
+	}
+	return best
+}
+
+// featureOnly is a named features dataset that has no measure named.
+func (r *reader) featureOnly() *mention {
+	for _, m := range r.ms {
+		if m.role == "" && m.m < 0 && m.f >= 0 {
+			return m
+		}
+	}
+	return nil
+}
+
+func (r *reader) wordsText(ws []int) string {
+	var out []string
+	for _, k := range ws {
+		out = append(out, r.ts[k].text)
+	}
+	return strings.Join(out, " ")
+}
+
+// years reads a year: a measure of that year consumes it; another year
+// is unread, with a note.
+func (r *reader) years() {
+	for i, t := range r.ts {
+		if !r.free(i) || r.op[i] {
+			continue
+		}
+		y, ok := isYear(t.low)
+		if !ok {
+			continue
+		}
+		var of []string
+		match := false
+		for _, m := range r.planMeasures() {
+			for _, mi := range r.cat.Measures {
+				if mi.Dataset == m.Dataset && mi.Attribute == m.Attribute {
+					if mi.Year == y {
+						match = true
+					} else if mi.Year > 0 {
+						of = append(of, mi.Attribute+" is of "+strconv.Itoa(mi.Year))
+					} else {
+						of = append(of, mi.Attribute+" has no year")
+					}
+				}
+			}
+		}
+		if match {
+			r.role[i] = RoleMeasure
+			continue
+		}
+		note := "The year " + t.text + " was not read"
+		if len(of) > 0 {
+			note += ": " + strings.Join(of, ", ")
+		}
+		r.p.Notes = append(r.p.Notes, note+".")
+	}
+}
+
+// planMeasures lists every measure the plan reads.
+func (r *reader) planMeasures() []Measure {
+	out := append([]Measure(nil), r.p.Measures...)
+	for _, f := range r.p.Filters {
+		out = append(out, f.Measure)
+	}
+	if r.p.Group != nil {
+		out = append(out, r.p.Group.Measure)
+	}
+	return out
+}
+
+// registerAndFormat reads GIS vocabulary (the register) and report
+// wording (the format).
+func (r *reader) registerAndFormat() {
+	for i := range r.ts {
+		if !r.free(i) {
+			continue
+		}
+		w, s := r.low(i), r.sing(i)
+		switch {
+		case gisWords[w] || gisWords[s]:
+			r.p.Register = "gis"
+			r.role[i] = RoleRegister
+		case reportWords[w] || reportWords[s]:
+			r.p.Format = "report"
+			r.role[i] = RoleFormat
+		}
+	}
+	for i := 0; i+1 < len(r.ts); i++ {
+		for _, ph := range gisPhrases {
+			if r.sing(i) == ph[0] && r.sing(i+1) == ph[1] && (r.role[i] == "" || r.role[i] == RoleRegister) && r.free(i+1) {
+				if ph[0] == "area" {
+					continue
+				}
+				r.p.Register = "gis"
+				r.role[i], r.role[i+1] = RoleRegister, RoleRegister
+			}
+		}
+	}
+}
+
+// finish gives every word left a role: function or unread.
+func (r *reader) finish() {
+	for i := range r.ts {
+		w := &r.p.Words[i]
+		t := r.ts[i]
+		fn := functionWords[t.low] || functionWords[t.sing] || t.sym && (t.low == "/" || t.low == "-")
+		w.Meaning = !fn
+		switch {
+		case r.role[i] != "":
+			w.Role = r.role[i]
+		case r.at[i] >= 0 && r.ms[r.at[i]].role != "" && r.ms[r.at[i]].role != RolePlace:
+			w.Role = r.ms[r.at[i]].role
+		case fn && r.at[i] < 0:
+			w.Role = RoleFunction
+		default:
+			w.Role = RoleUnread
+			w.Meaning = true
+		}
+	}
+	if r.p.Agg == "" {
+		r.p.Agg = AggUnsupported
+	}
+	if r.p.Agg == AggUnsupported {
+		r.p.Measures = nil
+	}
+}
