@@ -5,6 +5,8 @@ import (
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"frameindex/plan"
 )
 
 // Place names are compared by a key: lower case, accents removed, every
@@ -162,42 +164,5 @@ func closeEnough(typed, stored string) bool {
 	if min(len([]rune(typed)), len([]rune(stored))) < 6 {
 		return false
 	}
-	return editDistance(typed, stored, 1) <= 1
-}
-
-// editDistance is the optimal string alignment distance of a and b (each
-// insertion, deletion, substitution or swap of neighbours costs 1), or
-// limit+1 when it exceeds limit.
-func editDistance(a, b string, limit int) int {
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d > limit || -d > limit {
-		return limit + 1
-	}
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		best := cur[0]
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				v = min(v, prev2[j-2]+1)
-			}
-			cur[j] = v
-			best = min(best, v)
-		}
-		if best > limit {
-			return limit + 1
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
+	return plan.EditDistance(typed, stored, 1) <= 1
 }

@@ -1,6 +1,7 @@
 package area
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/index"
+	"frameindex/plan"
 )
 
 // Area is an area resolved on the grid: the frames it covers and how much
@@ -155,36 +157,32 @@ func (c *Catalogue) setsOf(srcs []source) ([]*placeSet, error) {
 	return out, nil
 }
 
-// Find returns the place name names, of kind when kind is not "" (a kind
-// word in the name, "Kano State", "Dala LGA", says it too). The country's
-// name or "national" is the whole grid (national set, place nil).
-// Errors: *Error CodeNotFound for a name no dataset records, CodeInvalid
-// for an unknown kind or a name several places answer to (the message
-// lists them with kind and parent); other errors are the store's.
-func (c *Catalogue) Find(name, kind string) (p *Place, national bool, err error) {
+// lookup returns the places name may mean (several when ambiguous, none
+// when unknown), or national for the whole grid. Errors: an unknown kind
+// or no place data (*Error), or the store's.
+func (c *Catalogue) lookup(name, kind string) (cands []*Place, national bool, srcs []source, sets []*placeSet, err error) {
 	key, said := Key(name)
 	kind = strings.ToLower(strings.TrimSpace(kind))
 	if kind == "" {
 		kind = said
 	}
 	if key == "" {
-		return nil, false, invalid("area.place %q holds no letters or digits; name a place", name)
+		return nil, false, nil, nil, invalid("area.place %q holds no letters or digits; name a place", name)
 	}
 	if (kind == "" || kind == "country") && countryKeys[key] {
-		return nil, true, nil
+		return nil, true, nil, nil, nil
 	}
 	srcs, ok := c.sources(kind)
 	if !ok {
 		if kind == "" {
-			return nil, false, &Error{Code: CodeNotFound, Message: "no dataset this key reads without charge records places (states, LGAs, wards): import boundaries as zones, or ask about a bbox, geometry or ring"}
+			return nil, false, nil, nil, &Error{Code: CodeNotFound, Message: "no dataset this key reads without charge records places (states, LGAs, wards): import boundaries as zones, or ask about a bbox, geometry or ring"}
 		}
-		return nil, false, invalid("area.kind %q is not a kind of place the key's boundary datasets record; the kinds are %s", kind, strings.Join(c.Kinds(), ", "))
+		return nil, false, nil, nil, invalid("area.kind %q is not a kind of place the key's boundary datasets record; the kinds are %s", kind, strings.Join(c.Kinds(), ", "))
 	}
-	sets, err := c.setsOf(srcs)
-	if err != nil {
-		return nil, false, err
+	if sets, err = c.setsOf(srcs); err != nil {
+		return nil, false, nil, nil, err
 	}
-	cands := match(sets, key)
+	cands = match(sets, key)
 	if len(cands) == 0 {
 		if syn, ok := synonyms[key]; ok {
 			cands = match(sets, syn)
@@ -193,9 +191,67 @@ func (c *Catalogue) Find(name, kind string) (p *Place, national bool, err error)
 	if len(cands) == 0 {
 		cands = fuzzy(sets, key)
 	}
+	return cands, false, srcs, sets, nil
+}
+
+// Check reports whether name (a place the question names) is a place of
+// the catalogue (found), and whether any place it may mean shares a frame
+// with pos (ascending positions: the frames asked about). An unknown kind
+// word or missing place data is not found; errors are the store's.
+func (c *Catalogue) Check(name string, pos []int32) (found, in bool, err error) {
+	cands, national, _, _, err := c.lookup(name, "")
+	if err != nil {
+		var ae *Error
+		if errors.As(err, &ae) {
+			return false, false, nil
+		}
+		return false, false, err
+	}
+	if national {
+		return true, len(pos) > 0, nil
+	}
+	for _, p := range cands {
+		if overlaps(p.Pos, pos) {
+			return true, true, nil
+		}
+	}
+	return len(cands) > 0, false, nil
+}
+
+// overlaps reports whether two ascending position lists share one.
+func overlaps(a, b []int32) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			return true
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return false
+}
+
+// Find returns the place name names, of kind when kind is not "" (a kind
+// word in the name, "Kano State", "Dala LGA", says it too). The country's
+// name or "national" is the whole grid (national set, place nil).
+// Errors: *Error CodeNotFound for a name no dataset records, CodeInvalid
+// for an unknown kind or a name several places answer to (the message
+// lists them with kind and parent); other errors are the store's.
+func (c *Catalogue) Find(name, kind string) (p *Place, national bool, err error) {
+	cands, national, srcs, sets, err := c.lookup(name, kind)
+	if err != nil || national {
+		return nil, national, err
+	}
 	switch len(cands) {
 	case 0:
+		key, said := Key(name)
 		what := "place"
+		if kind == "" {
+			kind = said
+		}
 		if kind != "" {
 			what = KindLabel(kind)
 		}
@@ -252,7 +308,7 @@ func fuzzy(sets []*placeSet, key string) []*Place {
 			if !closeEnough(key, k) {
 				continue
 			}
-			d := editDistance(key, k, 1)
+			d := plan.EditDistance(key, k, 1)
 			switch {
 			case d < bestD:
 				best, bestD = slices.Clone(ps), d
@@ -318,6 +374,15 @@ func (c *Catalogue) Match(ws []string) (n int, err error) {
 		}
 	}
 	return 0, nil
+}
+
+// PlaceFunc is Match for plan.Catalogue.Place: a store failure reads as
+// no place (the question is then answered without it, and says so).
+func (c *Catalogue) PlaceFunc() func(ws []string) (int, bool) {
+	return func(ws []string) (int, bool) {
+		n, err := c.Match(ws)
+		return n, err == nil && n > 0
+	}
 }
 
 // InText finds the first place a question names, the longest name at
@@ -439,6 +504,10 @@ type areaCache struct {
 	km2  float64
 	rows map[int]float64 // lattice row -> cell area
 	byP  map[*Place]float64
+	// frames are the columns of places (nil key: the country), at most
+	// maxCachedFrames frames in all.
+	frames     map[*Place]*Frames
+	framesHeld int
 }
 
 // national returns every position of ix and the grid's area, computed
@@ -477,7 +546,7 @@ func (ps *Places) cacheFor(ix *index.Index) *areaCache {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.area == nil || ps.area.ix != ix {
-		ps.area = &areaCache{ix: ix, rows: map[int]float64{}, byP: map[*Place]float64{}}
+		ps.area = &areaCache{ix: ix, rows: map[int]float64{}, byP: map[*Place]float64{}, frames: map[*Place]*Frames{}}
 	}
 	return ps.area
 }
@@ -499,4 +568,27 @@ func (ac *areaCache) areaOf(pos []int32) float64 {
 		total += a
 	}
 	return total
+}
+
+// Level returns the level ("state", "lga", "ward") an attribute name
+// records, or "" for another attribute.
+func Level(attr string) string {
+	if l := levelOf(attr); l >= 0 {
+		return levels[l].kind
+	}
+	return ""
+}
+
+// LevelSource returns the dataset and attribute the catalogue reads
+// places of level kind from (the newest dataset recording it), so that a
+// breakdown by that level groups by the same boundaries places come from.
+func (c *Catalogue) LevelSource(kind string) (dataset, attr string, ok bool) {
+	if levelIndex(kind) < 0 {
+		return "", "", false
+	}
+	srcs, ok := c.sources(kind)
+	if !ok {
+		return "", "", false
+	}
+	return srcs[0].d.ID, srcs[0].attr, true
 }
