@@ -84,20 +84,30 @@ func (a *Answer) Request(q Question) (insight.Request, error) {
 func (a *Answer) Ask(ctx context.Context, store Store, key bolt.Key, requestID string, now time.Time,
 	req insight.Request, answer func(insight.Request) insight.Insight) (insight.Insight, error) {
 	res := answer(req)
-	for {
-		asks := a.UsedPerQuery(res.Used)
-		if len(asks) == 0 {
-			return res, nil
-		}
-		leftOut, err := a.Charge(ctx, store, key, requestID, asks, now)
-		if err != nil {
-			return res, err
-		}
-		if len(leftOut) == 0 {
-			return res, nil
-		}
+	err := a.settleUsed(ctx, store, key, requestID, now, func() []string { return res.Used }, func(leftOut []string) {
 		req = withoutDatasets(req, leftOut)
 		res = answer(req)
+	})
+	return res, err
+}
+
+// settleUsed charges the per-query datasets used() names that
+// contributed, in one Charge call, and while some are left out calls
+// recompute with their ids (it answers again without them), then charges
+// what the new answer uses in turn. Each round settles at least one
+// dataset, so this ends. Errors are Charge's.
+func (a *Answer) settleUsed(ctx context.Context, store Store, key bolt.Key, requestID string, now time.Time,
+	used func() []string, recompute func(leftOut []string)) error {
+	for {
+		asks := a.UsedPerQuery(used())
+		if len(asks) == 0 {
+			return nil
+		}
+		leftOut, err := a.Charge(ctx, store, key, requestID, asks, now)
+		if err != nil || len(leftOut) == 0 {
+			return err
+		}
+		recompute(leftOut)
 	}
 }
 

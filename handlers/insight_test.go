@@ -888,11 +888,11 @@ func TestServer_HandleFramesInsight_RealEngine(t *testing.T) {
 }
 
 // requireEngine fails a test of the real engine's answers when
-// insight.Answer gives no headline: those tests would assert nothing.
+// insight.AnswerRequest gives no headline: those tests would assert nothing.
 func requireEngine(t testing.TB) {
 	t.Helper()
-	if insight.Answer(insight.Request{Frames: []insight.Frame{{ID: "1", Known: true}}}).Headline == "" {
-		t.Fatal("insight.Answer gave no headline")
+	if insight.AnswerRequest(insight.Request{Frames: []insight.Frame{{ID: "1", Known: true}}}).Headline == "" {
+		t.Fatal("insight.AnswerRequest gave no headline")
 	}
 }
 

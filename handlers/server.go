@@ -98,7 +98,7 @@ type Server struct {
 	metrics       Metrics
 	health        health
 
-	// answer computes a question's answer: insight.Answer, replaced in
+	// answer computes a question's answer: insight.AnswerRequest, replaced in
 	// tests to check what the handler gives it and does with its answer.
 	answer func(insight.Request) insight.Insight
 
@@ -126,7 +126,7 @@ func New(cfg Config) *Server {
 		timeout: cfg.RequestTimeout,
 		limiter: cfg.Limiter,
 		data:    cfg.Data,
-		answer:  insight.Answer,
+		answer:  insight.AnswerRequest,
 
 		narrator:      cfg.Narrator,
 		allowance:     cfg.Allowance,

@@ -307,7 +307,7 @@ func TestCaptureClaimAnswers(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res := insight.Answer(req)
+			res := insight.AnswerRequest(req)
 			f := figuresOf(res, known)
 			ca := claimAnswer{Name: sel.name + "-" + q.name, Question: q.question, Format: q.format, Register: q.register,
 				Headline: res.Headline, Detail: res.Detail, FrameIDs: res.FrameIDs, Frames: f.Frames, Rows: f.Rows, Places: f.Places,
@@ -416,7 +416,7 @@ func TestFiguresOf_Claims(t *testing.T) {
 		{"people per building", "There are 5.15 buildings per person.", narrate.FailUnit},
 	}
 	for _, tc := range tests {
-		res := insight.Answer(claimRequest(tc.q))
+		res := insight.AnswerRequest(claimRequest(tc.q))
 		v := narrate.Verify(tc.wording, figuresOf(res, known), false)
 		if v.OK != (tc.kind == "") || v.Kind != tc.kind {
 			t.Errorf("%q over %q: %+v, want kind %q (headline %q)", tc.wording, tc.q, v, tc.kind, res.Headline)
@@ -427,7 +427,7 @@ func TestFiguresOf_Claims(t *testing.T) {
 // TestPromptOf_Figures: the model is told what each number is; ids and
 // ranks are left to the table.
 func TestPromptOf_Figures(t *testing.T) {
-	res := insight.Answer(claimRequest("which frame has the most people"))
+	res := insight.AnswerRequest(claimRequest("which frame has the most people"))
 	pr := promptOf(res, insightParams{}, false)
 	var lines []string
 	for _, f := range pr.Figures {
@@ -461,7 +461,7 @@ func TestServer_WordingDiscardLogged(t *testing.T) {
 		defer mu.Unlock()
 		return logs.Write(p)
 	}), nil))
-	s.answer = func(req insight.Request) insight.Insight { return insight.Answer(claimRequest(req.Question)) }
+	s.answer = func(req insight.Request) insight.Insight { return insight.AnswerRequest(claimRequest(req.Question)) }
 	model.SetReply("The selection spans three local government areas.")
 	a := askWorded(t, s, `{"frameIds":`+idsJSON(2)+`,"question":"tell me about these secret frames"}`)
 	if a.Engine != "deterministic" || len(allow.refunded) != 1 || len(allow.committed) != 0 {

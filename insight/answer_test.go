@@ -12,7 +12,7 @@ import (
 )
 
 func askDemo(q string, frames []Frame) Insight {
-	return Answer(Request{Question: q, Datasets: demoDatasets(), Frames: frames})
+	return AnswerRequest(Request{Question: q, Datasets: demoDatasets(), Frames: frames})
 }
 
 func facetsOf(pairs ...string) []Facet {
@@ -111,7 +111,7 @@ func TestAnswer_ProfileOneFrame(t *testing.T) {
 
 // TestAnswer_ProfileWithoutDatasets: only the frame count is known.
 func TestAnswer_ProfileWithoutDatasets(t *testing.T) {
-	got := Answer(Request{Frames: demoFrames()})
+	got := AnswerRequest(Request{Frames: demoFrames()})
 	checkGolden(t, got, "The 3 selected frames have no records in any readable dataset.", facetsOf("Areas selected", "3"), nil)
 	if got.Confidence != ConfidenceExact || len(got.Used) != 0 {
 		t.Errorf("confidence %s used %v", got.Confidence, got.Used)
@@ -323,15 +323,15 @@ func TestAnswer_NothingFound(t *testing.T) {
 }
 
 func TestAnswer_RegisterAndFormat(t *testing.T) {
-	got := Answer(Request{Question: "population", Register: "gis", Format: "report", Datasets: demoDatasets(), Frames: demoFrames()})
+	got := AnswerRequest(Request{Question: "population", Register: "gis", Format: "report", Datasets: demoDatasets(), Frames: demoFrames()})
 	if got.Register != RegisterGIS || got.Format != "report" {
 		t.Errorf("register %s format %s", got.Register, got.Format)
 	}
-	got = Answer(Request{Question: "zonal sum of population", Register: "plain", Datasets: demoDatasets(), Frames: demoFrames()})
+	got = AnswerRequest(Request{Question: "zonal sum of population", Register: "plain", Datasets: demoDatasets(), Frames: demoFrames()})
 	if got.Register != RegisterPlain || got.Format != "" {
 		t.Errorf("register %s format %s", got.Register, got.Format)
 	}
-	got = Answer(Request{Question: "zonal sum of population", Datasets: demoDatasets(), Frames: demoFrames()})
+	got = AnswerRequest(Request{Question: "zonal sum of population", Datasets: demoDatasets(), Frames: demoFrames()})
 	if got.Register != RegisterGIS {
 		t.Errorf("inferred register %s", got.Register)
 	}
@@ -432,7 +432,7 @@ func TestAnswer_CrossCheck(t *testing.T) {
 		nFrames := strconv.Itoa(n)
 
 		// The profile.
-		prof := Answer(Request{Datasets: ds, Frames: frames})
+		prof := AnswerRequest(Request{Datasets: ds, Frames: frames})
 		popSum, _, _ := vals("population", "population_2020")
 		bldSum, _, _ := vals("buildings", "building_count")
 		mode, modeN, modeTotal := modeOf("settlement", "settlement_class")
@@ -475,7 +475,7 @@ func TestAnswer_CrossCheck(t *testing.T) {
 			{"health facilities", "health", "facility_count"},
 			{"radiance", "nightlights", "radiance"},
 		} {
-			got := Answer(Request{Question: m.q, Datasets: ds, Frames: frames})
+			got := AnswerRequest(Request{Question: m.q, Datasets: ds, Frames: frames})
 			sum, cnt, per := vals(m.ds, m.attr)
 			fig := sum
 			if m.ds == "nightlights" && cnt > 0 {
@@ -501,7 +501,7 @@ func TestAnswer_CrossCheck(t *testing.T) {
 			}
 
 			// The ranking of the same measure.
-			rk := Answer(Request{Question: "top 5 by " + m.q, Datasets: ds, Frames: frames})
+			rk := AnswerRequest(Request{Question: "top 5 by " + m.q, Datasets: ds, Frames: frames})
 			var sorted []float64
 			for _, v := range per {
 				sorted = append(sorted, v)
@@ -529,7 +529,7 @@ func TestAnswer_CrossCheck(t *testing.T) {
 		}
 
 		// A comparison: per-frame cells and the totals row.
-		cmp := Answer(Request{Question: "compare population and buildings", Datasets: ds, Frames: frames})
+		cmp := AnswerRequest(Request{Question: "compare population and buildings", Datasets: ds, Frames: frames})
 		last := cmp.Table.Rows[len(cmp.Table.Rows)-1]
 		if !reflect.DeepEqual(last, []string{"Total", FormatNumber(popSum), FormatNumber(bldSum)}) {
 			t.Errorf("seed %d compare totals %q, want %s and %s", seed, last, FormatNumber(popSum), FormatNumber(bldSum))
@@ -571,7 +571,7 @@ func TestAnswer_FollowUps(t *testing.T) {
 	ds := demoDatasets()
 	frames := demoFrames()
 	for _, tc := range corpus {
-		got := Answer(Request{Question: tc.q, Datasets: ds, Frames: frames})
+		got := AnswerRequest(Request{Question: tc.q, Datasets: ds, Frames: frames})
 		if n := len(got.FollowUps); n < 2 || n > 4 {
 			t.Errorf("%q: %d follow-ups %q; want 2 to 4", tc.q, n, got.FollowUps)
 		}
@@ -580,7 +580,7 @@ func TestAnswer_FollowUps(t *testing.T) {
 			if p.Intent == IntentUnsupported || p.Confidence != ConfidenceExact || (p.Intent != IntentFrames && len(p.Measures) == 0) {
 				t.Errorf("%q: follow-up %q parses to %+v", tc.q, f, p)
 			}
-			if a := Answer(Request{Question: f, Datasets: ds, Frames: frames}); a.Confidence == ConfidenceUnknown || a.Intent != p.Intent {
+			if a := AnswerRequest(Request{Question: f, Datasets: ds, Frames: frames}); a.Confidence == ConfidenceUnknown || a.Intent != p.Intent {
 				t.Errorf("%q: follow-up %q answers %+v", tc.q, f, a)
 			}
 		}
@@ -592,7 +592,7 @@ func TestAnswer_Invariants(t *testing.T) {
 	intents := set(Intents...)
 	confs := set(ConfidenceExact, ConfidencePartial, ConfidenceUnknown)
 	for _, tc := range corpus {
-		got := Answer(Request{Question: tc.q, Datasets: demoDatasets(), Frames: append(demoFrames(), Frame{ID: "42"})})
+		got := AnswerRequest(Request{Question: tc.q, Datasets: demoDatasets(), Frames: append(demoFrames(), Frame{ID: "42"})})
 		if !intents[got.Intent] || !confs[got.Confidence] || got.Intent != tc.intent {
 			t.Errorf("%q: intent %s confidence %s", tc.q, got.Intent, got.Confidence)
 		}

@@ -18,7 +18,7 @@ func BenchmarkAnswer50(b *testing.B) {
 			req := Request{Question: bc.q, Datasets: ds, Frames: frames}
 			b.ReportAllocs()
 			for b.Loop() {
-				if a := Answer(req); a.Headline == "" {
+				if a := AnswerRequest(req); a.Headline == "" {
 					b.Fatal("no headline")
 				}
 			}
@@ -55,12 +55,12 @@ func BenchmarkAnswerQuestions50(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			req := Request{Question: bc.q, Datasets: ds, Frames: frames, AreaBasis: "WGS84 ellipsoid", Nearest: testNearest()}
-			if a := Answer(req); a.Confidence == ConfidenceUnknown {
+			if a := AnswerRequest(req); a.Confidence == ConfidenceUnknown {
 				b.Fatalf("%q: %+v", bc.q, a)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if a := Answer(req); a.Headline == "" {
+				if a := AnswerRequest(req); a.Headline == "" {
 					b.Fatal("no headline")
 				}
 			}

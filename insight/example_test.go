@@ -8,7 +8,7 @@ import (
 
 // An attribute question about two frames, one of them with a value stored
 // as text, and an id the grid does not hold.
-func ExampleAnswer() {
+func ExampleAnswerRequest() {
 	datasets := []insight.Dataset{{
 		ID: "population", Name: "Estimated population", Frames: 1083000,
 		Attributes: []insight.Attribute{{
@@ -19,7 +19,7 @@ func ExampleAnswer() {
 	pop := func(v insight.Value) map[string]insight.DatasetFrame {
 		return map[string]insight.DatasetFrame{"population": {Attrs: map[string]insight.Value{"population_2020": v}}}
 	}
-	ans := insight.Answer(insight.Request{
+	ans := insight.AnswerRequest(insight.Request{
 		Question: "How many folks live here?",
 		Datasets: datasets,
 		Frames: []insight.Frame{

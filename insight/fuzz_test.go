@@ -77,7 +77,7 @@ func FuzzParse(f *testing.F) {
 			if k == 0 {
 				req.Nearest, req.Embeddings = near, emb
 			}
-			a := Answer(req)
+			a := AnswerRequest(req)
 			if !intents[a.Intent] || !confs[a.Confidence] || a.Headline == "" || !strings.HasSuffix(a.Headline, ".") {
 				t.Fatalf("Answer(%q) = %+v", q, a)
 			}

@@ -213,7 +213,7 @@ func PlanOf(req Request) Plan { return requestMatcher(req).parse(req.Question).p
 // Parse is safe for concurrent use and neither keeps nor changes datasets.
 func Parse(q string, datasets []Dataset) Plan { return newMatcher(datasets).parse(q).plan }
 
-// Answer computes the answer to req. It never fails and never panics.
+// AnswerRequest computes the answer to req. It never fails and never panics.
 //
 // A question Parse cannot place is answered with intent "unsupported",
 // confidence "unknown", a headline saying what can be asked and follow-ups;
@@ -223,5 +223,5 @@ func Parse(q string, datasets []Dataset) Plan { return newMatcher(datasets).pars
 // Used lists every readable dataset whose values went into a figure, facet
 // or table cell (a profile's table row counts when the dataset records
 // something in the selection): the datasets a per-query licence charges.
-// Answer reads req and keeps nothing of it; it is safe for concurrent use.
-func Answer(req Request) Insight { return answer(req) }
+// AnswerRequest reads req and keeps nothing of it; it is safe for concurrent use.
+func AnswerRequest(req Request) Insight { return answer(req) }

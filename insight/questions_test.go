@@ -189,7 +189,7 @@ func testNearest() *Nearest {
 // askArea answers q over areaFrames (and extra frames) with a nearest
 // search at hand.
 func askArea(q string, extra ...Frame) Insight {
-	return Answer(Request{Question: q, Datasets: demoDatasets(), Frames: append(areaFrames(), extra...),
+	return AnswerRequest(Request{Question: q, Datasets: demoDatasets(), Frames: append(areaFrames(), extra...),
 		AreaBasis: "WGS84 ellipsoid", Nearest: testNearest()})
 }
 
@@ -278,7 +278,7 @@ func TestAnswer_DensityGolden(t *testing.T) {
 		t.Errorf("detail %q used %v", got.Detail, got.Used)
 	}
 	// The GIS register: per hectare.
-	gis := Answer(Request{Question: "population density", Register: RegisterGIS, Datasets: demoDatasets(), Frames: areaFrames()})
+	gis := AnswerRequest(Request{Question: "population density", Register: RegisterGIS, Datasets: demoDatasets(), Frames: areaFrames()})
 	if want := "186.86 people per hectare"; gis.Facets[0].Value != want || gis.Facets[1].Value != "258 ha" {
 		t.Errorf("GIS density facets %+v, want %s on 258 ha", gis.Facets, want)
 	}
@@ -291,7 +291,7 @@ func TestAnswer_DensityGolden(t *testing.T) {
 		t.Errorf("facets do not say what they cover: %+v", h.Facets)
 	}
 	// No area known: no density, and no figure from areas.
-	none := Answer(Request{Question: "population density", Datasets: demoDatasets(), Frames: demoFrames()})
+	none := AnswerRequest(Request{Question: "population density", Datasets: demoDatasets(), Frames: demoFrames()})
 	if !strings.Contains(none.Headline, "no known area") || none.Facets[0].Label != "Frames with a record" {
 		t.Errorf("without areas: %q %+v", none.Headline, none.Facets)
 	}
@@ -415,16 +415,16 @@ func TestAnswer_NearestGolden(t *testing.T) {
 	for i := range hidden.Features {
 		hidden.Features[i].Name, hidden.Features[i].Properties = "", nil
 	}
-	h := Answer(Request{Question: "nearest clinic", Datasets: demoDatasets(), Frames: areaFrames(), Nearest: hidden})
+	h := AnswerRequest(Request{Question: "nearest clinic", Datasets: demoDatasets(), Frames: areaFrames(), Nearest: hidden})
 	if strings.Contains(h.Headline, "Kano Clinic") || len(h.Table.Columns) != 4 || !strings.Contains(h.Detail, "feature.read") {
 		t.Errorf("hidden: %q %+v %q", h.Headline, h.Table, h.Detail)
 	}
-	empty := Answer(Request{Question: "nearest clinic", Datasets: demoDatasets(), Frames: areaFrames(),
+	empty := AnswerRequest(Request{Question: "nearest clinic", Datasets: demoDatasets(), Frames: areaFrames(),
 		Nearest: &Nearest{Dataset: "health", LimitKm: 50, Searched: 50}})
 	if empty.Headline != "No health facility lies within 50 km of the 3 selected frames." || len(empty.Used) != 0 || empty.Confidence != ConfidenceExact {
 		t.Errorf("none found: %q used %v %s", empty.Headline, empty.Used, empty.Confidence)
 	}
-	unsearched := Answer(Request{Question: "nearest clinic", Datasets: demoDatasets(), Frames: areaFrames()})
+	unsearched := AnswerRequest(Request{Question: "nearest clinic", Datasets: demoDatasets(), Frames: areaFrames()})
 	if unsearched.Confidence != ConfidenceUnknown || len(unsearched.Facets) != 0 || len(unsearched.Used) != 0 {
 		t.Errorf("no search: %+v", unsearched)
 	}
@@ -493,7 +493,7 @@ func TestAnswer_QuestionsCrossCheck(t *testing.T) {
 			frames[i].AreaKm2 = 0.8 + float64(i%7)/100
 		}
 		n := len(frames)
-		ask := func(q string) Insight { return Answer(Request{Question: q, Datasets: ds, Frames: frames}) }
+		ask := func(q string) Insight { return AnswerRequest(Request{Question: q, Datasets: ds, Frames: frames}) }
 		val := func(f Frame, d, a string) (float64, bool) {
 			v, ok := f.Data[d].Attrs[a]
 			return v.Num, ok
@@ -683,11 +683,11 @@ func TestAnswer_Hybrid(t *testing.T) {
 	}
 	for _, tc := range tests {
 		req := Request{Question: tc.q, Datasets: ds, Frames: frames}
-		if got := Answer(req); got.Intent != tc.lexical {
+		if got := AnswerRequest(req); got.Intent != tc.lexical {
 			t.Errorf("%q lexically: %s", tc.q, got.Intent)
 		}
 		req.Embeddings = embeddingsFor(req)
-		got := Answer(req)
+		got := AnswerRequest(req)
 		p := PlanOf(req)
 		if got.Intent != tc.hybrid || !reflect.DeepEqual(p.Measures, tc.measures) {
 			t.Errorf("%q hybrid: %s %v (plan %+v)", tc.q, got.Intent, got.Headline, p)
@@ -714,7 +714,7 @@ func TestAnswer_Hybrid(t *testing.T) {
 	// Vectors of another length, or none, match nothing.
 	req := Request{Question: "how many students are there", Datasets: ds, Frames: frames,
 		Embeddings: &Embeddings{Texts: map[string][]float32{"search_query: students": {1}}, Measures: map[string][]float32{"schools.pupils_enrolled": {1, 0}}}}
-	if got := Answer(req); got.Intent != IntentUnsupported {
+	if got := AnswerRequest(req); got.Intent != IntentUnsupported {
 		t.Errorf("mismatched vectors: %s", got.Intent)
 	}
 }

@@ -49,7 +49,7 @@ func TestAnswer_FiguresCover(t *testing.T) {
 		for _, reg := range []string{"plain", "gis"} {
 			req := Request{Question: q, Register: reg, Datasets: demoDatasets(), Frames: append(areaFrames(), Frame{ID: "42"}),
 				AreaBasis: "WGS84 ellipsoid", Nearest: testNearest()}
-			got := Answer(req)
+			got := AnswerRequest(req)
 			texts := map[string]bool{}
 			for _, f := range got.Figures {
 				texts[f.Text] = true
@@ -124,7 +124,7 @@ func TestAnswer_FiguresTyped(t *testing.T) {
 		{"nearest clinic", "50", "", "km", SubjectSelection, FigureCondition},
 	}
 	for _, tc := range tests {
-		got := Answer(Request{Question: tc.q, Datasets: demoDatasets(), Frames: areaFrames(), Nearest: testNearest()})
+		got := AnswerRequest(Request{Question: tc.q, Datasets: demoDatasets(), Frames: areaFrames(), Nearest: testNearest()})
 		f := find(got, tc.text, tc.label)
 		if f == nil {
 			t.Errorf("%q: no figure %s (%s) among %+v", tc.q, tc.text, tc.label, got.Figures)

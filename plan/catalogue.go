@@ -161,14 +161,6 @@ func buildIndex(c *Catalogue) *index {
 			ix.concept[cpt] = mi
 		}
 	}
-	for fi, f := range c.Features {
-		t := term{kind: kFeature, m: -1, f: fi, via: "feature"}
-		add(f.ID, t)
-		add(f.Name, t)
-		for _, a := range f.Aliases {
-			add(a, t)
-		}
-	}
 	for _, cpt := range ConceptOrder {
 		mi, ok := ix.concept[cpt]
 		if !ok {
@@ -176,6 +168,14 @@ func buildIndex(c *Catalogue) *index {
 		}
 		for _, s := range synonyms[cpt] {
 			add(s, term{kind: kMeasure, m: mi, f: ix.featOf[mi], via: "synonym"})
+		}
+	}
+	for fi, f := range c.Features {
+		t := term{kind: kFeature, m: -1, f: fi, via: "feature"}
+		add(f.ID, t)
+		add(f.Name, t)
+		for _, a := range f.Aliases {
+			add(a, t)
 		}
 	}
 	for _, w := range grammarWords {

@@ -32,6 +32,9 @@ func (p *Plan) Confidence() string {
 			return Partial
 		}
 	}
+	if d := p.Distance; d != nil && d.Match != "" && d.Match != "feature" && !(Measure{Match: d.Match}).Exact() {
+		return Partial
+	}
 	return Exact
 }
 

@@ -24,7 +24,7 @@ func demoCatalogue() *Catalogue {
 			{Dataset: "settlement", Attribute: "settlement_class", Label: "Settlement class", Type: "category",
 				Aggregation: "mode", Year: 2020,
 				Aliases: []string{"settlement", "settlement type", "urban", "rural", "urbanisation", "urbanization"},
-				Values:  []string{"urban", "peri-urban", "rural"}},
+				Values:  []string{"urban", "peri-urban", "rural", "uninhabited"}},
 			{Dataset: "health", Attribute: "facility_count", Label: "Health facilities", Unit: "facilities",
 				Type: "number", Aggregation: "sum",
 				Aliases: []string{"health facilities", "facilities", "clinics", "hospitals", "health centres", "health centers"}},

@@ -74,36 +74,39 @@ type reader struct {
 	op   []bool // words of a comparison, bound or not: never ranking words
 	p    *Plan
 
-	fixed    []bool // a misspelt grammar word read as its correction
-	per      string // density unit named
-	perAt    []int
-	dense    []int // density words
-	sparse   bool
-	ratio    *ratioRead
-	aggWords map[Agg][]int
-	extreme  []int // "most", "highest"...: the first decides
-	high     bool
-	k        int
-	kAt      []int
-	rank     bool
-	which    int // index of "which"/"what" when it asks for frames or groups, -1
-	plural   bool
-	compare  []int
-	profile  []int
-	nearFar  Agg
-	nearAt   []int
-	howMany  []int // "how many", "number of": a total or a count
-	countAt  []int // "how many frames": a count of frames
-	featCnt  *mention
+	fixed       []bool // a misspelt grammar word read as its correction
+	per         string // density unit named
+	perAt       []int
+	dense       []int // density words
+	sparse      bool
+	ratio       *ratioRead
+	aggWords    map[Agg][]int
+	extreme     []int // "most", "highest"...: the first decides
+	high        bool
+	k           int
+	kAt         []int
+	rank        bool
+	which       int // index of "which"/"what" when it asks for frames or groups, -1
+	plural      bool
+	compare     []int
+	profile     []int
+	nearFar     Agg
+	nearAt      []int
+	howMany     []int // "how many", "number of": a total or a count
+	countAt     []int // "how many frames": a count of frames
+	perFrame    []int // "per frame"
+	stemExtreme bool  // a measure read from an extreme ("brightest")
+	fromWhich   bool  // the group was read from "which state"
 }
 
 // ratioRead is "X per (scale) Y" as read.
 type ratioRead struct {
-	x, y  *mention
-	scale float64
-	words []int
-	yRole bool // y was read from "per capita" wording, not a mention
-	ym    int
+	x, y   *mention
+	scale  float64
+	words  []int
+	yRole  bool // y was read from "per capita" wording, not a mention
+	ym     int
+	yWords []int
 }
 
 func (r *reader) read() {
@@ -182,6 +185,18 @@ func (r *reader) take(m *mention, role string) Measure {
 	return Measure{Dataset: mi.Dataset, Attribute: mi.Attribute, Match: m.via, Words: ws}
 }
 
+// mentionEndingAt is the untaken mention ending just before word i.
+func (r *reader) mentionEndingAt(i int) *mention {
+	if i <= 0 || i > len(r.ts) || r.at[i-1] < 0 {
+		return nil
+	}
+	m := r.ms[r.at[i-1]]
+	if m.end != i || m.role != "" {
+		return nil
+	}
+	return m
+}
+
 // mentionAt is the untaken mention starting at word i.
 func (r *reader) mentionAt(i int) *mention {
 	if i < 0 || i >= len(r.ts) || r.at[i] < 0 {
@@ -244,9 +259,15 @@ func (r *reader) mentions() {
 		}
 		r.addMention(&mention{start: c.start, end: end, m: c.t.m, f: c.t.f, value: c.t.value, via: c.t.via})
 	}
-	// Stems: "populated", "brightest", "urbanised".
+	// Inflections and stems: "populated", "brightest", "urbanised".
 	for i, t := range r.ts {
 		if r.at[i] >= 0 || functionWords[t.low] {
+			continue
+		}
+		if c, ok := inflections[t.low]; ok {
+			if mi, ok := r.ix.concept[c]; ok {
+				r.addMention(&mention{start: i, end: i + 1, m: mi, f: r.ix.featOf[mi], via: "inflection"})
+			}
 			continue
 		}
 		for _, s := range stems {
@@ -280,8 +301,38 @@ func (r *reader) phrase(i int, ws []string) bool {
 	return true
 }
 
+// grammarVocab holds the words of the grammar's phrases.
+var grammarVocab = func() map[string]bool {
+	out := set("per", "each", "every", "by", "from", "than", "between", "within", "beyond", "away", "capita",
+		"square", "sq", "nobody", "noone", "remote", "distant", "isolated", "far", "further", "farther",
+		"closer", "nearer", "outside", "inside", "equal", "excess", "upward", "upwards", "plus", "or",
+		"where", "whose", "having", "among", "free", "devoid", "many", "how", "number", "count")
+	for _, cs := range [][]comparison{prefixOps, postfixOps} {
+		for _, c := range cs {
+			for _, w := range c.words {
+				out[w] = true
+			}
+		}
+	}
+	for _, m := range []map[string]bool{liveWords, perPerson, frameNouns, featureNouns} {
+		for w := range m {
+			out[w] = true
+		}
+	}
+	for w := range areaUnit {
+		out[w] = true
+	}
+	for w := range inflections {
+		out[w] = true
+	}
+	return out
+}()
+
 // known reports a word the grammar reads without a catalogue.
 func known(w string) bool {
+	if grammarVocab[w] {
+		return true
+	}
 	if functionWords[w] || meanWords[w] || medianWords[w] || totalWords[w] || shareWords[w] || ratioWords[w] ||
 		densWords[w] || compareWords[w] || profileWords[w] || highWords[w] || lowWords[w] || rankWords[w] ||
 		reportWords[w] || nearWords[w] || farWords[w] || kmWords[w] || negWords[w] || negHave[w] || gisWords[w] {
@@ -289,7 +340,7 @@ func known(w string) bool {
 	}
 	_, num := numberWords[w]
 	_, mult := multipliers[w]
-	return num || mult
+	return num || mult || featureNouns[w]
 }
 
 // spellings reads the words of five letters or more that nothing knows
@@ -316,11 +367,19 @@ func (r *reader) spellings() {
 		}
 		f := r.ix.fuzzy[best]
 		if f.t == nil {
-			r.ts[i].low, r.ts[i].sing = f.word, Singular(f.word)
-			r.fixed[i] = true
+			if f.word != w {
+				r.ts[i].low, r.ts[i].sing = f.word, Singular(f.word)
+				r.fixed[i] = true
+			}
 			continue
 		}
 		r.addMention(&mention{start: i, end: i + 1, m: f.t.m, f: f.t.f, value: f.t.value, via: "spelling"})
+	}
+	sort.SliceStable(r.ms, func(a, b int) bool { return r.ms[a].start < r.ms[b].start })
+	for k, m := range r.ms {
+		for i := m.start; i < m.end; i++ {
+			r.at[i] = k
+		}
 	}
 }
 
@@ -346,29 +405,27 @@ func (r *reader) places() {
 		texts[i] = t.text
 	}
 	for i := 0; i < n; i++ {
-		var end int
-		if m := r.mentionAt(i); m != nil && m.value != "" && adminConcepts[r.ix.conceptOf[m.m]] {
+		end := 0
+		if r.cat.Place != nil && (r.free(i) || r.at[i] >= 0 && r.ms[r.at[i]].value != "") && !r.ts[i].sym && !r.ts[i].isNum &&
+			!known(r.ts[i].low) && !grammarWord(r.ts[i].low) {
+			if k, ok := r.cat.Place(texts[i:]); ok && k > 0 {
+				end = min(i+k, n)
+			}
+		}
+		if m := r.mentionAt(i); end == 0 && m != nil && m.value != "" && adminConcepts[r.ix.conceptOf[m.m]] {
 			end = m.end
-			m.role = RolePlace
-			for k := m.start; k < m.end; k++ {
-				r.at[k] = -1
-			}
-		} else if r.free(i) && r.cat.Place != nil && !r.ts[i].sym && !r.ts[i].isNum && !known(r.ts[i].low) && !grammarWord(r.ts[i].low) {
-			k, ok := r.cat.Place(texts[i:])
-			if !ok || k <= 0 {
-				continue
-			}
-			end = min(i+k, n)
-			for j := i; j < end; j++ {
-				if r.at[j] >= 0 {
-					r.ms[r.at[j]].role = RolePlace
-					for x := r.ms[r.at[j]].start; x < r.ms[r.at[j]].end; x++ {
-						r.at[x] = -1
-					}
+		}
+		if end == 0 {
+			continue
+		}
+		for j := i; j < end; j++ {
+			if r.at[j] >= 0 {
+				m := r.ms[r.at[j]]
+				m.role = RolePlace
+				for x := m.start; x < m.end; x++ {
+					r.at[x] = -1
 				}
 			}
-		} else {
-			continue
 		}
 		name := strings.TrimSpace(joinText(r.ts[i:end]))
 		r.claim(i, end, RolePlace)
@@ -511,22 +568,25 @@ func (r *reader) comparisons() {
 // after it ("more than 1,000 people"), else right before it
 // ("population of at least 5,000", "radiance is above 20").
 func (r *reader) subjectOf(c cmp) *mention {
-	j := c.end
-	for j < len(r.ts) && r.free(j) && functionWords[r.low(j)] && j < c.end+3 {
-		j++
-	}
-	if m := r.mentionAt(j); m != nil && m.m >= 0 && isNumeric(r.cat.Measures[m.m]) {
+	numeric := func(m *mention) bool { return m != nil && m.m >= 0 && isNumeric(r.cat.Measures[m.m]) }
+	if m := r.mentionAt(c.end); numeric(m) {
 		return m
 	}
-	j = c.start - 1
+	j := c.start - 1
 	for j >= 0 && r.free(j) && functionWords[r.low(j)] && j > c.start-4 {
 		j--
 	}
 	if j >= 0 && r.at[j] >= 0 {
-		m := r.ms[r.at[j]]
-		if m.role == "" && m.end == j+1 && m.m >= 0 && isNumeric(r.cat.Measures[m.m]) {
+		if m := r.ms[r.at[j]]; m.role == "" && m.end == j+1 && numeric(m) {
 			return m
 		}
+	}
+	j = c.end
+	for j < len(r.ts) && r.free(j) && functionWords[r.low(j)] && j < c.end+3 {
+		j++
+	}
+	if m := r.mentionAt(j); numeric(m) {
+		return m
 	}
 	return nil
 }
@@ -575,7 +635,10 @@ func (r *reader) distance(c cmp) bool {
 	}
 	ws := r.claim(c.start, j, RoleDistance)
 	fm := r.take(feat, RoleDistance)
-	d := &Distance{Feature: r.cat.Features[feat.f].ID, Km: c.v1, Op: op, Words: append(ws, fm.Words...)}
+	if featureNouns[r.sing(feat.end)] {
+		fm.Words = append(fm.Words, r.claim(feat.end, feat.end+1, RoleDistance)...)
+	}
+	d := &Distance{Feature: r.cat.Features[feat.f].ID, Km: c.v1, Op: op, Match: feat.via, Words: append(ws, fm.Words...)}
 	if r.p.Distance == nil {
 		r.p.Distance = d
 	}
@@ -589,6 +652,22 @@ func (r *reader) negations() {
 	for i := 0; i < len(r.ts); i++ {
 		if !r.free(i) {
 			continue
+		}
+		// "nobody", "no one": no population.
+		if w := r.low(i); w == "nobody" || w == "noone" || w == "unpopulated" || w == "uninhabited" && r.mentionAt(i) == nil ||
+			w == "no" && r.low(i+1) == "one" && r.free(i+1) {
+			if mi, ok := r.ix.concept[cPopulation]; ok {
+				end := i + 1
+				if w == "no" {
+					end++
+				}
+				m := r.cat.Measures[mi]
+				ws := r.claim(i, end, RoleFilter)
+				r.p.Filters = append(r.p.Filters, Filter{Measure: Measure{Dataset: m.Dataset, Attribute: m.Attribute, Match: "synonym"},
+					Op: OpEq, Not: true, Words: ws})
+				i = end - 1
+				continue
+			}
 		}
 		w, j := r.low(i), -1
 		switch {
@@ -650,7 +729,12 @@ func (r *reader) presence() {
 		if r.sing(m.end) == "per" || r.low(m.end) == "/" {
 			continue
 		}
-		f := Filter{Op: OpGT, Value: 0}
+		// A count is present from one ("a clinic"), a mean from above zero
+		// ("night lights").
+		f := Filter{Op: OpGE, Value: 1}
+		if r.cat.Measures[m.m].Aggregation == "mean" {
+			f = Filter{Op: OpGT, Value: 0}
+		}
 		f.Words = r.claim(j, m.start, RoleFilter)
 		f.Measure = r.take(m, RoleFilter)
 		r.p.Filters = append(r.p.Filters, f)
@@ -665,7 +749,19 @@ func (r *reader) values() {
 			continue
 		}
 		f := Filter{Op: OpEq, Text: strings.ToLower(m.value)}
+		// "settlement_class = peri-urban", "settlement_class != rural".
+		var ws []int
+		if k := m.start - 1; r.free(k) && (r.low(k) == "=" || r.low(k) == "!=") {
+			if r.low(k) == "!=" {
+				f.Op, f.Not = OpNe, true
+			}
+			ws = r.claim(k, k+1, RoleFilter)
+			if name := r.mentionEndingAt(k); name != nil && name.m == m.m {
+				ws = append(ws, r.take(name, RoleFilter).Words...)
+			}
+		}
 		f.Measure = r.take(m, RoleFilter)
+		f.Words = ws
 		r.p.Filters = append(r.p.Filters, f)
 	}
 	if len(r.p.Filters) < 2 {
@@ -744,7 +840,13 @@ func (r *reader) groups() {
 		g := &Group{}
 		ws := r.claim(start, m.start, RoleGroup)
 		g.Measure = r.take(m, RoleGroup)
-		g.Words = append(ws, r.claim(m.end, end, RoleGroup)...)
+		if end > m.end {
+			ws = append(ws, r.claim(m.end, m.end+1, RoleGroup)...)
+			if again := r.mentionAt(m.end + 1); again != nil {
+				ws = append(ws, r.take(again, RoleGroup).Words...)
+			}
+		}
+		g.Words = ws
 		r.p.Group = g
 	}
 }
@@ -818,15 +920,22 @@ func (r *reader) perWords() {
 		if x == nil {
 			continue
 		}
+		if perPerson[r.sing(j)] && (r.free(j) || r.mentionAt(j) != nil) {
+			if mi, ok := r.ix.concept[cPopulation]; ok && mi != x.m {
+				ws := r.claim(i, j, RoleAgg)
+				var yw []int
+				if y := r.mentionAt(j); y != nil {
+					yw = r.take(y, RoleMeasure).Words
+				} else {
+					yw = r.claim(j, j+1, RoleMeasure)
+				}
+				r.ratio = &ratioRead{x: x, scale: scale, words: ws, yRole: true, ym: mi, yWords: yw}
+				break
+			}
+		}
 		if y := r.mentionAt(j); y != nil && y.m >= 0 && y.m != x.m && isNumeric(r.cat.Measures[y.m]) {
 			r.ratio = &ratioRead{x: x, y: y, scale: scale, words: r.claim(i, j, RoleAgg)}
 			break
-		}
-		if set("capita", "head", "person", "individual")[r.sing(j)] && r.free(j) {
-			if mi, ok := r.ix.concept[cPopulation]; ok && mi != x.m {
-				r.ratio = &ratioRead{x: x, scale: scale, words: r.claim(i, j+1, RoleAgg), yRole: true, ym: mi}
-				break
-			}
 		}
 	}
 	// ratio of X to Y, X to Y ratio.
@@ -853,10 +962,10 @@ func (r *reader) perWords() {
 			break
 		}
 	}
-	// per frame: a mean per frame.
+	// per frame: a figure per frame (a mean, a median, an extreme).
 	for i := 0; i+1 < n; i++ {
 		if r.free(i) && r.low(i) == "per" && r.free(i+1) && frameNouns[r.sing(i+1)] {
-			r.aggWords[AggMean] = append(r.aggWords[AggMean], r.claim(i, i+2, RoleAgg)...)
+			r.perFrame = append(r.perFrame, r.claim(i, i+2, RoleAgg)...)
 		}
 	}
 }
@@ -888,8 +997,11 @@ func (r *reader) aggregations() {
 			r.nearFar, r.nearAt = AggFarthest, append(r.nearAt, r.claim(i, i+2, RoleDistance)...)
 		case w == "far" && r.low(i+1) == "away" && r.low(i-1) != "how":
 			r.nearFar, r.nearAt = AggFarthest, append(r.nearAt, r.claim(i, i+2, RoleDistance)...)
-		case nearWords[w] && r.nearFar == "":
-			r.nearFar, r.nearAt = AggNearest, append(r.nearAt, r.claim(i, i+1, RoleDistance)...)
+		case nearWords[w]:
+			if r.nearFar == "" {
+				r.nearFar = AggNearest
+			}
+			r.nearAt = append(r.nearAt, r.claim(i, i+1, RoleDistance)...)
 		case w == "how" && r.low(i+1) == "far" && r.nearFar == "":
 			r.nearFar, r.nearAt = AggNearest, append(r.nearAt, r.claim(i, i+2, RoleDistance)...)
 		case (w == "distance" || w == "distances") && r.nearFar == "":
@@ -956,6 +1068,11 @@ func (r *reader) aggregations() {
 			r.role[i] = RoleOrder
 		}
 	}
+	for _, m := range r.ms {
+		if w := r.low(m.start); m.via == "stem" && m.end == m.start+1 && (highWords[w] || lowWords[w]) && !r.hasExtreme() {
+			r.stemExtreme, r.high = true, highWords[w]
+		}
+	}
 	if r.sparse && len(r.extreme) == 0 && len(r.dense) > 0 {
 		r.high = false
 	}
@@ -972,7 +1089,14 @@ func (r *reader) aggregations() {
 			break
 		}
 	}
-	for i := 0; i < n; i++ {
+	// Several frames are asked for when a plural frame noun comes before
+	// the extreme word ("which frames have the most..."), not after it
+	// ("the largest population among urban frames").
+	firstExtreme := n
+	if len(r.extreme) > 0 {
+		firstExtreme = r.extreme[0]
+	}
+	for i := 0; i < firstExtreme; i++ {
 		if frameNouns[r.sing(i)] && r.low(i) != r.sing(i) && r.free(i) {
 			r.plural = true
 		}
@@ -1010,7 +1134,10 @@ func (r *reader) rankCount() {
 		if !ok || v < 1 || v != float64(int(v)) || e != i+1 {
 			continue
 		}
-		if near(i-1) || near(i+1) || frameNouns[r.sing(i+1)] || r.at[i+1] >= 0 && r.low(i-1) == "top" {
+		if v == 1 && !near(i-1) && !near(i+1) {
+			continue // "in one frame": the extreme of a frame
+		}
+		if near(i-1) || near(i+1) || frameNouns[r.sing(i+1)] || i+1 < len(r.ts) && r.at[i+1] >= 0 && r.low(i-1) == "top" {
 			r.k = min(int(v), maxK)
 			r.kAt = append(r.kAt, r.claim(i, i+1, RoleOrder)...)
 			r.rank = true
@@ -1033,13 +1160,16 @@ func (r *reader) subjects() []*mention {
 // decide settles the aggregation and the measures.
 func (r *reader) decide() {
 	p := r.p
-	subj := r.subjects()
-	var num []*mention
-	for _, m := range subj {
-		if isNumeric(r.cat.Measures[m.m]) {
-			num = append(num, m)
+	var subj, num []*mention
+	refresh := func() {
+		subj, num = r.subjects(), nil
+		for _, m := range subj {
+			if isNumeric(r.cat.Measures[m.m]) {
+				num = append(num, m)
+			}
 		}
 	}
+	refresh()
 	first := func(ms []*mention) *mention {
 		if len(ms) == 0 {
 			return nil
@@ -1052,8 +1182,44 @@ func (r *reader) decide() {
 		}
 	}
 	measure := func(m *mention) { p.Measures = append(p.Measures, r.take(m, RoleMeasure)) }
+	// "Which state has the most people": the groups of the state, ranked.
+	if r.which >= 0 && p.Group == nil && (r.hasExtreme() || r.rank) {
+		k := r.which + 1
+		if r.low(r.which) == "in" || r.low(k) == "the" {
+			k++
+		}
+		if m := r.mentionAt(k); m != nil && m.m >= 0 && m.value == "" && !isNumeric(r.cat.Measures[m.m]) {
+			p.Group = &Group{Measure: r.take(m, RoleGroup)}
+			r.fromWhich = true
+			if r.low(m.end-1) != r.sing(m.end-1) {
+				r.plural = true
+			}
+			refresh()
+		}
+	}
+	// A measure qualified by a word no dataset records ("population
+	// growth", "literacy rate") is not what was asked.
+	for _, m := range num {
+		if k := m.end; k < len(r.ts) && r.free(k) && r.unknown(k) && !r.ts[k].isNum {
+			m.role = RoleUnread
+		}
+	}
+	refresh()
+	// "How many women live here": people, read from "how many ... live".
+	if len(subj) == 0 && len(r.howMany) > 0 && r.p.Distance == nil {
+		for i := range r.ts {
+			if r.free(i) && liveWords[r.low(i)] {
+				if mi, ok := r.ix.concept[cPopulation]; ok {
+					m := &mention{start: i, end: i + 1, m: mi, f: r.ix.featOf[mi], via: "synonym"}
+					r.addMention(m)
+					refresh()
+				}
+				break
+			}
+		}
+	}
+	usedRatio := false
 	// Words of an aggregation this plan does not read go back to unread.
-	keep := map[Agg]bool{}
 	defer func() {
 		release := func(ws []int) {
 			for _, k := range ws {
@@ -1063,12 +1229,12 @@ func (r *reader) decide() {
 			}
 		}
 		for a, ws := range r.aggWords {
-			if !keep[a] && a != p.Agg {
+			if a != p.Agg && !(a == AggTotal && (p.Agg == AggCoverage || p.Agg == AggFeatureCount || p.Group != nil && p.Order != nil)) {
 				release(ws)
 			}
 		}
 		switch p.Agg {
-		case AggTotal, AggCoverage, AggFeatureCount, AggCount:
+		case AggTotal, AggCoverage, AggFeatureCount, AggCount, AggShare:
 		default:
 			release(r.howMany)
 		}
@@ -1080,6 +1246,13 @@ func (r *reader) decide() {
 		if p.Agg != AggCompare {
 			release(r.compare)
 		}
+		switch p.Agg {
+		case AggMean, AggMedian, AggMax, AggMin, AggRank, AggCount:
+		default:
+			if p.Group == nil {
+				release(r.perFrame)
+			}
+		}
 		if p.Agg != AggProfile {
 			release(r.profile)
 		}
@@ -1090,54 +1263,39 @@ func (r *reader) decide() {
 		if p.Agg != AggNearest && p.Agg != AggFarthest {
 			release(r.nearAt)
 		}
-		if p.Agg != AggDensity && p.Per == "" {
+		if p.Per == "" {
 			release(r.perAt)
 			release(r.dense)
 		}
-		if p.Agg != AggRatio && r.ratio != nil {
+		if !usedRatio && r.ratio != nil {
 			release(r.ratio.words)
+		}
+		// The same measure named twice ("population density (persons/km²)").
+		for _, m := range r.ms {
+			if m.role != "" || m.m < 0 {
+				continue
+			}
+			for _, pm := range p.AllMeasures() {
+				mi := r.cat.Measures[m.m]
+				if pm.Dataset == mi.Dataset && pm.Attribute == mi.Attribute && m.value == "" {
+					r.take(m, RoleMeasure)
+					break
+				}
+			}
 		}
 	}()
 
+	if r.distanceUnbound() {
+		p.Agg = AggUnsupported
+		return
+	}
 	switch {
-	case p.Distance != nil:
-		p.Agg = AggCoverage
-		if m := first(num); m != nil {
-			measure(m)
-		}
-		claimAll(r.howMany, RoleAgg)
-		claimAll(r.countAt, RoleAgg)
-		keep[AggTotal] = true
-		return
-	case r.nearFar != "":
-		feat := r.featureNear(r.nearAt)
-		if feat == nil {
-			p.Agg = AggUnsupported
-			for _, k := range r.nearAt {
-				r.role[k] = ""
-			}
-			p.Notes = append(p.Notes, "No readable dataset of features was named for "+strconv.Quote(r.wordsText(r.nearAt))+".")
-			return
-		}
-		fm := r.take(feat, RoleDistance)
-		p.Agg = AggFarthest
-		if r.nearFar == AggNearest {
-			p.Agg = AggNearest
-		}
-		p.Distance = &Distance{Feature: r.cat.Features[feat.f].ID, Words: append(append([]int(nil), r.nearAt...), fm.Words...)}
-		// "from", "to" beside the feature.
-		for _, k := range []int{feat.start - 1, feat.start - 2} {
-			if r.free(k) && set("from", "to", "of", "away")[r.low(k)] {
-				p.Distance.Words = append(p.Distance.Words, r.claim(k, k+1, RoleDistance)...)
-			}
-		}
-		return
 	case len(r.aggWords[AggShare]) > 0:
 		p.Agg = AggShare
 		if m := first(num); m != nil && r.isSum(m) {
 			measure(m)
 		}
-		if len(p.Filters) == 0 && p.Group == nil {
+		if len(p.Filters) == 0 && p.Group == nil && p.Distance == nil {
 			for _, m := range subj {
 				if m.role == "" && !isNumeric(r.cat.Measures[m.m]) {
 					p.Group = &Group{Measure: r.take(m, RoleGroup)}
@@ -1147,19 +1305,64 @@ func (r *reader) decide() {
 		}
 		claimAll(r.countAt, RoleAgg)
 		return
+	case p.Distance != nil:
+		p.Agg = AggCoverage
+		if m := first(num); m != nil {
+			measure(m)
+		}
+		claimAll(r.howMany, RoleAgg)
+		claimAll(r.countAt, RoleAgg)
+		return
+	case r.nearFar != "" || r.distanceMax():
+		feat := r.featureNear(r.nearAt)
+		if feat == nil {
+			p.Agg = AggUnsupported
+			return
+		}
+		fm := r.take(feat, RoleDistance)
+		p.Agg = AggNearest
+		if r.nearFar == AggFarthest || r.distanceMax() {
+			p.Agg = AggFarthest
+			claimAll(r.extreme, RoleDistance)
+			r.nearAt = append(r.nearAt, r.extreme...)
+			r.extreme = nil
+		}
+		if featureNouns[r.sing(feat.end)] {
+			fm.Words = append(fm.Words, r.claim(feat.end, feat.end+1, RoleDistance)...)
+		}
+		p.Distance = &Distance{Feature: r.cat.Features[feat.f].ID, Match: feat.via,
+			Words: append(append([]int(nil), r.nearAt...), fm.Words...)}
+		// "from", "to" beside the feature.
+		for _, k := range []int{feat.start - 1, feat.start - 2} {
+			if r.free(k) && set("from", "to", "of", "away")[r.low(k)] {
+				p.Distance.Words = append(p.Distance.Words, r.claim(k, k+1, RoleDistance)...)
+			}
+		}
+		return
+	case r.featureCount() != nil:
+		feat := r.featureCount()
+		p.Agg = AggFeatureCount
+		fm := r.take(feat, RoleMeasure)
+		p.Distance = &Distance{Feature: r.cat.Features[feat.f].ID, Match: feat.via,
+			Words: append(fm.Words, r.claim(feat.end, feat.end+1, RoleMeasure)...)}
+		claimAll(r.howMany, RoleAgg)
+		claimAll(r.countAt, RoleAgg)
+		return
 	case r.ratio != nil:
 		p.Agg = AggRatio
+		usedRatio = true
 		measure(r.ratio.x)
 		if r.ratio.yRole {
 			mi := r.cat.Measures[r.ratio.ym]
-			p.Measures = append(p.Measures, Measure{Dataset: mi.Dataset, Attribute: mi.Attribute, Match: "synonym"})
+			p.Measures = append(p.Measures, Measure{Dataset: mi.Dataset, Attribute: mi.Attribute, Match: "capita", Words: r.ratio.yWords})
 		} else {
 			measure(r.ratio.y)
 		}
 		if r.ratio.scale != 1 {
 			p.Scale = r.ratio.scale
 		}
-		r.order(num)
+		claimAll(r.howMany, RoleAgg)
+		r.order()
 		return
 	case len(r.dense) > 0 || r.per != "":
 		p.Agg = AggDensity
@@ -1167,35 +1370,41 @@ func (r *reader) decide() {
 		if p.Per == "" {
 			p.Per = "km2"
 		}
-		if m := first(num); m != nil {
+		switch m := first(num); {
+		case m != nil:
 			measure(m)
-		} else if mi, ok := r.ix.concept[cPopulation]; ok && len(subj) == 0 {
-			m := r.cat.Measures[mi]
-			p.Measures = []Measure{{Dataset: m.Dataset, Attribute: m.Attribute, Match: "synonym"}}
-		} else {
-			p.Agg = AggUnsupported
+		case len(subj) == 0 && len(r.unknowns()) == 0:
+			// "how dense is it": the population's density.
+			if mi, ok := r.ix.concept[cPopulation]; ok {
+				m := r.cat.Measures[mi]
+				p.Measures = []Measure{{Dataset: m.Dataset, Attribute: m.Attribute, Match: "synonym"}}
+			}
 		}
-		r.order(nil)
+		if len(p.Measures) == 0 {
+			p.Agg, p.Per = AggUnsupported, ""
+			return
+		}
+		claimAll(r.howMany, RoleAgg)
+		r.order()
 		return
 	case len(r.compare) > 0 && len(subj) >= 2:
 		p.Agg = AggCompare
 		measure(subj[0])
 		measure(subj[1])
 		return
-	case (len(r.extreme) > 0 || r.rank) && len(num) > 0:
-		m := num[0]
-		measure(m)
-		r.order(num)
+	case (r.hasExtreme() || r.rank) && len(num) > 0:
+		measure(num[0])
+		r.order()
 		return
 	case len(r.aggWords[AggMedian]) > 0 && len(num) > 0:
 		p.Agg = AggMedian
 		measure(num[0])
 		return
-	case len(r.aggWords[AggMean]) > 0 && len(num) > 0:
+	case (len(r.aggWords[AggMean]) > 0 || len(r.perFrame) > 0) && len(num) > 0:
 		p.Agg = AggMean
 		measure(num[0])
 		return
-	case len(r.countAt) > 0 || (len(p.Filters) > 0 && len(num) == 0 && (len(subj) == 0 || p.Group != nil)):
+	case len(r.countAt) > 0 || len(p.Filters) > 0 && len(num) == 0 && (len(subj) == 0 || p.Group != nil):
 		p.Agg = AggCount
 		if len(num) > 0 {
 			p.Agg = AggTotal
@@ -1216,24 +1425,14 @@ func (r *reader) decide() {
 		measure(m)
 		claimAll(r.howMany, RoleAgg)
 		return
-	case len(subj) > 0:
+	case len(subj) > 0 && len(r.unknowns()) == 0:
 		// A category alone: the frames by its values.
-		m := subj[0]
 		p.Agg = AggCount
 		if p.Group == nil {
-			p.Group = &Group{Measure: r.take(m, RoleGroup)}
+			p.Group = &Group{Measure: r.take(subj[0], RoleGroup)}
 		}
 		return
-	}
-	if feat := r.featureOnly(); feat != nil && (len(r.howMany) > 0 || len(r.countAt) > 0 || len(r.aggWords[AggTotal]) > 0) {
-		p.Agg = AggFeatureCount
-		fm := r.take(feat, RoleMeasure)
-		p.Distance = &Distance{Feature: r.cat.Features[feat.f].ID, Words: fm.Words}
-		claimAll(r.howMany, RoleAgg)
-		keep[AggTotal] = true
-		return
-	}
-	if len(p.Filters) > 0 {
+	case len(p.Filters) > 0 || p.Group != nil && len(r.unknowns()) == 0:
 		p.Agg = AggCount
 		return
 	}
@@ -1243,12 +1442,80 @@ func (r *reader) decide() {
 			p.Agg = AggUnsupported
 		}
 	}
-	for i := range r.ts {
-		if r.free(i) && !functionWords[r.low(i)] && !functionWords[r.sing(i)] && !r.ts[i].sym && len(r.profile) == 0 {
-			p.Agg = AggUnsupported
-		}
+	if len(r.unknowns()) > 0 && len(r.profile) == 0 {
+		p.Agg = AggUnsupported
 	}
 }
+
+// unknown reports a free word the grammar does not know: not a function
+// word, not a word of the grammar, not a number or symbol.
+func (r *reader) unknown(i int) bool {
+	t := r.ts[i]
+	return r.free(i) && !t.sym && !t.isNum && !known(t.low) && !known(t.sing) && !grammarWord(t.low)
+}
+
+// unknowns lists the free words the grammar does not know.
+func (r *reader) unknowns() []int {
+	var out []int
+	for i := range r.ts {
+		if r.unknown(i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// distanceUnbound reports a distance in km ("within 5 km of a market")
+// that no features dataset took: the question is about something no
+// readable dataset holds.
+func (r *reader) distanceUnbound() bool {
+	if r.p.Distance != nil {
+		return false
+	}
+	for i := range r.ts {
+		if r.free(i) && kmWords[r.low(i)] {
+			if _, _, ok := numberAt(r.ts, i-1); ok || r.op[max(i-1, 0)] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// distanceMax reports "the greatest distance", "the maximum distance":
+// the farthest frame.
+func (r *reader) distanceMax() bool {
+	if len(r.nearAt) == 0 || len(r.extreme) == 0 || !r.high {
+		return false
+	}
+	for _, k := range r.nearAt {
+		if l := r.low(k); l == "distance" || l == "distances" || l == "far" {
+			return true
+		}
+	}
+	return false
+}
+
+// featureCount is a features dataset named with a word for its features
+// ("building footprints", "health facility points"), or a features
+// dataset with no measure named alone with "how many".
+func (r *reader) featureCount() *mention {
+	for _, m := range r.ms {
+		if m.role != "" || m.f < 0 || m.value != "" {
+			continue
+		}
+		if featureNouns[r.sing(m.end)] && r.free(m.end) {
+			return m
+		}
+		if m.m < 0 && (len(r.howMany) > 0 || len(r.countAt) > 0 || len(r.aggWords[AggTotal]) > 0) {
+			return m
+		}
+	}
+	return nil
+}
+
+// featureNouns name the features of a dataset rather than a count.
+var featureNouns = set("feature", "point", "polygon", "footprint", "location", "geometry", "shape", "record", "site")
 
 // isSum reports a summed numeric measure.
 func (r *reader) isSum(m *mention) bool {
@@ -1256,42 +1523,61 @@ func (r *reader) isSum(m *mention) bool {
 	return isNumeric(mi) && mi.Aggregation != "mean"
 }
 
-// order settles a ranking or an extreme: rank when a count, a ranking
-// word or plural frames ask for several, else max or min; a group
-// ranks its groups.
-func (r *reader) order(num []*mention) {
+// order settles a ranking or an extreme. Over groups ("which state has
+// the most people", "top 3 LGAs by population") the groups' figures are
+// ordered (Order with the group's aggregation: a density or ratio keeps
+// its own), but "max population by settlement class" is each group's
+// largest frame. Over frames it is AggRank when a count, a ranking word
+// or plural frames ask for several, else AggMax or AggMin; the frames'
+// metric is then their density when Per is set, or their ratio when
+// there are two measures.
+func (r *reader) order() {
 	p := r.p
-	if len(r.extreme) == 0 && !r.rank {
+	if !r.hasExtreme() && !r.rank {
 		return
 	}
 	high := r.high
-	if len(r.extreme) == 0 {
-		high = true
+	if !r.hasExtreme() {
+		high = !r.sparse
 	}
-	if r.sparse && len(r.dense) > 0 {
-		high = !high || len(r.extreme) == 0 && false
-		if len(r.extreme) == 0 {
-			high = false
+	ws := append(append([]int(nil), r.extreme...), r.kAt...)
+	metric := p.Agg == AggRatio || p.Agg == AggDensity
+	if p.Group != nil {
+		if !r.fromWhich && r.k == 0 && !r.rank && r.maxMinWord() && !metric {
+			p.Agg = AggMax
+			if !high {
+				p.Agg = AggMin
+			}
+			p.Order = &Order{Desc: high, K: 1, Words: ws}
+			return
 		}
+		k := r.k
+		if k == 0 {
+			k = 1
+			if r.plural {
+				k = DefaultK
+			}
+		}
+		if !metric {
+			p.Agg = AggTotal
+			switch {
+			case len(r.aggWords[AggMean]) > 0:
+				p.Agg = AggMean
+			case len(r.aggWords[AggMedian]) > 0:
+				p.Agg = AggMedian
+			case len(p.Measures) > 0 && r.measureInfo(p.Measures[0]).Aggregation == "mean":
+				p.Agg = AggMean
+			}
+		}
+		p.Order = &Order{Desc: high, K: k, Words: ws}
+		return
 	}
-	ws := append([]int(nil), r.extreme...)
-	ws = append(ws, r.kAt...)
-	if p.Agg == AggRatio || p.Agg == AggDensity || r.rank || r.k > 0 || r.plural || p.Group != nil {
+	if r.rank || r.k > 0 || r.plural {
 		k := r.k
 		if k == 0 {
 			k = DefaultK
-			if !r.plural && !r.rank && r.which >= 0 {
-				k = 1
-			}
 		}
-		if p.Agg == AggRatio || p.Agg == AggDensity {
-			if !r.rank && r.k == 0 && !r.plural && r.which < 0 {
-				// "the highest density": the selection's, with its frame.
-				k = 1
-			}
-		} else {
-			p.Agg = AggRank
-		}
+		p.Agg = AggRank
 		p.Order = &Order{Desc: high, K: k, Words: ws}
 		return
 	}
@@ -1300,6 +1586,32 @@ func (r *reader) order(num []*mention) {
 		p.Agg = AggMin
 	}
 	p.Order = &Order{Desc: high, K: 1, Words: ws}
+}
+
+// hasExtreme reports an extreme word ("most", "lowest") or a measure
+// read from one ("brightest").
+func (r *reader) hasExtreme() bool { return len(r.extreme) > 0 || r.stemExtreme }
+
+// maxMinWord reports "max", "maximum", "min" or "minimum" among the
+// extreme words.
+func (r *reader) maxMinWord() bool {
+	for _, k := range r.extreme {
+		switch r.low(k) {
+		case "max", "maximum", "min", "minimum":
+			return true
+		}
+	}
+	return false
+}
+
+// measureInfo is the catalogue's entry of a plan measure.
+func (r *reader) measureInfo(m Measure) MeasureInfo {
+	for _, mi := range r.cat.Measures {
+		if mi.Dataset == m.Dataset && mi.Attribute == m.Attribute {
+			return mi
+		}
+	}
+	return MeasureInfo{}
 }
 
 // featureNear is the features dataset a nearest or farthest question is
@@ -1315,16 +1627,6 @@ func (r *reader) featureNear(at []int) *mention {
 		}
 	}
 	return best
-}
-
-// featureOnly is a named features dataset that has no measure named.
-func (r *reader) featureOnly() *mention {
-	for _, m := range r.ms {
-		if m.role == "" && m.m < 0 && m.f >= 0 {
-			return m
-		}
-	}
-	return nil
 }
 
 func (r *reader) wordsText(ws []int) string {
@@ -1432,6 +1734,11 @@ func (r *reader) finish() {
 		default:
 			w.Role = RoleUnread
 			w.Meaning = true
+		}
+	}
+	for i, t := range r.ts {
+		if r.fixed[i] && r.p.Words[i].Role != RoleUnread && r.p.Words[i].Role != RoleFunction {
+			r.p.Notes = append(r.p.Notes, strconv.Quote(t.text)+" was read as "+strconv.Quote(t.low)+" (a misspelling).")
 		}
 	}
 	if r.p.Agg == "" {

@@ -1,28 +1,105 @@
 package plan
 
 import (
-	"encoding/json"
+	"slices"
 	"testing"
 )
 
-func TestParse_Debug(t *testing.T) {
+// TestParse_Examples holds the examples and one question of
+// each kind the plan covers, with the plan each must read to.
+func TestParse_Examples(t *testing.T) {
 	cat := demoCatalogue()
-	for _, q := range []string{
-		"average population",
-		"Which frame is farthest from a health facility?",
-		"How many people live more than 5 km from a health facility?",
-		"How many people live in Dala LGA?",
-		"frames with more than 1,000 people and no health facility",
-		"between 500 and 2,000 people",
-		"urban frames without a clinic",
-		"top 5 frames by buildings",
-		"population density by state",
-		"people per building",
-		"what share of frames are urban",
-		"quarterly population",
+	for _, tc := range []struct{ q, want string }{
+		// The five.
+		{"average population", "mean population_2020 | exact"},
+		{"Which frame is farthest from a health facility?", "farthest | health | exact"},
+		{"How many people live more than 5 km from a health facility?", "coverage population_2020 | beyond 5 health | exact"},
+		{"How many people live in Dala LGA?", "total population_2020 | [Dala] | exact"},
+		{"frames with more than 1,000 people and no health facility", "count | population_2020 > 1,000 and facility_count = 0 | exact"},
+		// Aggregations.
+		{"What is the median population?", "median population_2020 | exact"},
+		{"Which frame has the most people?", "max population_2020 | desc 1 | exact"},
+		{"What is the lowest population of any frame?", "min population_2020 | asc 1 | exact"},
+		{"Which 5 frames have the fewest buildings?", "rank building_count | asc 5 | exact"},
+		{"top frames by radiance", "rank radiance | desc 3 | exact"},
+		{"How many frames are there?", "count | exact"},
+		{"What percentage of the population lives in urban frames?", "share population_2020 | settlement_class = urban | exact"},
+		{"people per building", "ratio population_2020,building_count | exact"},
+		{"clinics per 10,000 people", "ratio facility_count,population_2020 | scale 10,000 | exact"},
+		{"buildings per person", "ratio building_count,population_2020 | exact"},
+		{"population density in hectares", "density population_2020 | per ha | exact"},
+		{"buildings per km²", "density building_count | per km2 | exact"},
+		{"top 3 frames by population density", "rank population_2020 | desc 3 | per km2 | exact"},
+		{"compare population and buildings", "compare population_2020,building_count | exact"},
+		{"nearest health facility", "nearest | health | exact"},
+		{"How many frames are within 5 km of a clinic?", "coverage | within 5 health | exact"},
+		{"what share of people live within 2 km of a clinic", "share population_2020 | within 2 health | exact"},
+		{"How many building footprints are there?", "featurecount | buildings | exact"},
+		{"Tell me about these frames", "profile | exact"},
+		// Filters: words and symbols, several, negation, or.
+		{"frames with 10k+ people", "count | population_2020 >= 10,000 | exact"},
+		{"frames with 5,000 or more people", "count | population_2020 >= 5,000 | exact"},
+		{"between 500 and 2,000 people", "count | population_2020 between 500 and 2,000 | exact"},
+		{"frames with population > 5000 and radiance < 2", "count | population_2020 > 5,000 and radiance < 2 | exact"},
+		{"urban frames without a clinic", "count | settlement_class = urban and facility_count = 0 | exact"},
+		{"frames that are not urban", "count | settlement_class != urban | exact"},
+		{"rural or peri-urban frames", "count | settlement_class = rural or settlement_class = peri-urban | exact"},
+		{"how many frames have a clinic", "count | facility_count >= 1 | exact"},
+		{"mean population of frames with at least 2 hospitals", "mean population_2020 | facility_count >= 2 | exact"},
+		// Groups.
+		{"total population by state", "total population_2020 | by state | exact"},
+		{"population for each LGA", "total population_2020 | by lga | exact"},
+		{"average radiance ward by ward", "mean radiance | by ward | exact"},
+		{"Which state has the most people?", "total population_2020 | by state | desc 1 | exact"},
+		// Partial and unsupported readings.
+		{"What is the popluation?", "total population_2020 | partial"},
+		{"What is the population in 2015?", "total population_2020 | partial"},
+		{"What is the quarterly average population?", "mean population_2020 | partial"},
+		{"average population excluding urban frames", "mean population_2020 | settlement_class = urban | partial"},
+		{"What is the GDP per capita?", "unsupported | unknown"},
+		{"population growth", "unsupported | unknown"},
+		{"How many people live within 5 km of a market?", "unsupported | unknown"},
+		{"where is the nearest school", "unsupported | unknown"},
+	} {
+		p := Parse(tc.q, cat)
+		if got := summary(p); got != tc.want {
+			t.Errorf("%q:\n got %s\nwant %s (%s)", tc.q, got, tc.want, p.Detail())
+		}
+	}
+}
+
+// TestParse_Unread names the words a partial plan did not read.
+func TestParse_Unread(t *testing.T) {
+	cat := demoCatalogue()
+	for q, want := range map[string][]string{
+		"What is the quarterly average population?":     {"quarterly"},
+		"average population excluding urban frames":     {"excluding"},
+		"average population per fortnight":              {"per", "fortnight"},
+		"How many people lived here in 1990?":           {"1990"},
+		"total population of frames with 2 schools":     {"2", "schools"},
+		"How many people live within 5 km of a market?": {"people", "within", "5", "km", "market"},
 	} {
 		p := Parse(q, cat)
-		b, _ := json.Marshal(p)
-		t.Logf("%s\n  %s\n  %s %s\n  %s", q, p.Describe(49), p.Confidence(), p.Detail(), b)
+		if got := p.Unread(); !slices.Equal(got, want) {
+			t.Errorf("%q: unread %q, want %q", q, got, want)
+		}
+		if p.Confidence() == Exact {
+			t.Errorf("%q: exact with unread words", q)
+		}
+	}
+}
+
+// TestDescribe says plans in plain words.
+func TestDescribe(t *testing.T) {
+	cat := demoCatalogue()
+	for q, want := range map[string]string{
+		"average population": "read as: mean per frame of population_2020 over 49 frames",
+		"How many people live more than 5 km from a health facility?": "read as: total of population_2020 over frames whose centre is beyond 5 km of the nearest feature of health over 49 frames",
+		"frames with more than 1,000 people and no health facility":   "read as: count of frames, where population_2020 > 1,000 and facility_count = 0 over 49 frames",
+		"quarterly population": "read as: total of population_2020 over 49 frames; not read: quarterly",
+	} {
+		if got := Parse(q, cat).Describe(49); got != want {
+			t.Errorf("%q:\n got %s\nwant %s", q, got, want)
+		}
 	}
 }

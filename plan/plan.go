@@ -44,18 +44,24 @@ const (
 type Measure struct {
 	Dataset   string `json:"dataset"`
 	Attribute string `json:"attribute"`
-	// Match is how the words named it: "name", "label" or "alias" read
-	// exactly; "synonym", "stem", "spelling", "dataset" or "embedding"
-	// read it from other wording (the answer is then partial).
+	// Match is how the words named it: "name", "label", "alias",
+	// "value", "inflection" or "capita" read exactly (see Exact);
+	// "synonym", "stem", "spelling", "dataset" or "embedding" read it
+	// from other wording (the answer is then partial).
 	Match string `json:"match"`
 	Words []int  `json:"words,omitempty"` // indexes into Plan.Words
 }
 
 // Exact reports whether the measure was named rather than inferred: by
-// its name, label or an alias, or by one of its category values
-// ("urban" names settlement_class).
+// its name, label or an alias, by one of its category values ("urban"
+// names settlement_class), by an inflection of the population's name
+// ("populated"), or as the denominator of "per capita", "per person".
 func (m Measure) Exact() bool {
-	return m.Match == "name" || m.Match == "label" || m.Match == "alias" || m.Match == "value"
+	switch m.Match {
+	case "name", "label", "alias", "value", "inflection", "capita":
+		return true
+	}
+	return false
 }
 
 // Filter keeps the frames whose measure compares with a value, or whose
@@ -76,7 +82,11 @@ type Distance struct {
 	Feature string  `json:"feature"`      // features dataset id
 	Km      float64 `json:"km,omitempty"` // 0 for nearest / farthest
 	Op      string  `json:"op,omitempty"` // "within" or "beyond"
-	Words   []int   `json:"words,omitempty"`
+	// Match is how the words named the features dataset: "feature" (its
+	// id, name or an alias), or a measure of it named as Measure.Match
+	// says ("clinics": "alias"; "clinc": "spelling").
+	Match string `json:"match,omitempty"`
+	Words []int  `json:"words,omitempty"`
 }
 
 // Group splits the figures by the values of a category measure ("by

@@ -31,7 +31,8 @@ var functionWords = set(
 	"part", "parts", "portion", "bit", "piece", "region", "my", "mine", "chosen", "given", "listed",
 	"covered", "cover", "covers", "span", "spanning",
 	"it", "im", "interested", "curious", "wondering", "wonder", "figure", "figures", "statistics",
-	"stats", "numbers", "values", "levels", "measure", "measured", "measurement",
+	"stats", "numbers", "values", "levels", "measure", "measured", "measurement", "fall", "falls", "lie",
+	"lies", "sit", "sits", "situated", "write", "produce", "prepare", "draft", "create", "make",
 )
 
 // Concepts: what a measure is about, independent of dataset ids (see
@@ -86,7 +87,7 @@ var synonyms = map[string][]string{
 	cPopulation: {"people", "person", "resident", "inhabitant", "folk", "folks", "populace", "population",
 		"headcount", "head count", "human", "citizen", "dweller", "pop", "soul", "individual"},
 	cBuildings: {"building", "house", "home", "structure", "rooftop", "roof", "dwelling", "housing",
-		"footprint", "compound", "building footprint", "homestead"},
+		"compound", "homestead"},
 	cHealth: {"health", "health facility", "health centre", "health center", "clinic", "hospital",
 		"medical facility", "healthcare facility", "health care facility", "dispensary", "health post",
 		"primary health centre", "primary health center", "maternity", "facility", "phc"},
@@ -207,3 +208,16 @@ var (
 	haveWord = set("have", "has", "had", "having", "contain", "contains", "hold", "holds", "with", "record",
 		"any", "a", "an", "the", "single", "one", "even", "got")
 )
+
+// perPerson are the words of "per capita", "per person", "per head": the
+// catalogue's population measure as a ratio's denominator, named
+// exactly (Match "capita").
+var perPerson = set("capita", "person", "head", "individual")
+
+// inflections are words formed from a concept's own name, read as
+// exactly as the name ("the most populated frame"; Match "inflection").
+var inflections = map[string]string{"populated": cPopulation, "populous": cPopulation}
+
+// liveWords read as the population after "how many" when no measure is
+// named ("how many women live here").
+var liveWords = set("live", "lives", "living", "reside", "resides", "residing", "dwell", "inhabit")
