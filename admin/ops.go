@@ -30,6 +30,7 @@ const (
 	OpGridBuild  = "grid.build"
 	OpGridImport = "grid.import"
 	OpGridInfo   = "grid.info"
+	OpAsk        = "ask"
 )
 
 // Change tells a server what an operation altered, so it can refresh what it
@@ -68,10 +69,26 @@ type Ops struct {
 	Now      func() time.Time // nil = time.Now
 	Changed  func(Change)     // called after a successful write; may be nil
 	Progress Progress         // long steps report here; may be nil
+	// Ask answers a question body (POST /v1/frames/insight's) as the
+	// operator, reading every dataset without charge: a running server's
+	// API. nil makes OpAsk an error saying to run `frameindex ask`
+	// without a server.
+	Ask func(ctx context.Context, body []byte) (status int, resp []byte)
 	// Stdin is what an import input "-" reads: the command's standard
 	// input when the command runs the import itself. nil (a server) makes
 	// such an input an error that says to give a file.
 	Stdin io.Reader
+}
+
+// AskReq asks a question: Body is a POST /v1/frames/insight body.
+type AskReq struct {
+	Body json.RawMessage `json:"body"`
+}
+
+// AskResult is the API's answer to an AskReq: its status and envelope.
+type AskResult struct {
+	Status int             `json:"status"`
+	Body   json.RawMessage `json:"body"`
 }
 
 // OrgAdd adds an organisation.
@@ -390,6 +407,16 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any,
 			return nil, err
 		}
 		return o.ExportGrid(ctx, a)
+	case OpAsk:
+		var a AskReq
+		if err := decodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		if o.Ask == nil {
+			return nil, errors.New("this process answers no questions: run `frameindex ask` against the data file")
+		}
+		status, body := o.Ask(ctx, a.Body)
+		return AskResult{Status: status, Body: body}, nil
 	case OpGridInfo:
 		info, err := o.Store.GridInfo()
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"frameindex/admin"
+	"frameindex/area"
 	"frameindex/bolt"
 	"frameindex/console"
 	"frameindex/handlers"
@@ -265,6 +266,10 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	if l.shared != nil {
 		ops.State = l.shared
 	}
+	places := area.NewPlaces(store, 0)
+	// frameindex ask reaches the server through the admin socket and is
+	// answered as the operator, by a second API server without limits.
+	ops.Ask = operatorAsk(operatorServer(l.frames.Load, data, store, places))
 	go func() {
 		adminDone <- admin.Serve(adminCtx, adminLn, ops, log)
 	}()
@@ -293,6 +298,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	}
 	defer closeLimiter()
 	cfg := handlers.Config{
+		Areas:   places,
 		Frames:  func() handlers.FrameIndex { return l.frames.Load() },
 		Keys:    func() handlers.KeyLookup { return keys },
 		Logger:  log,

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"frameindex/access"
+	"frameindex/area"
 	"frameindex/grid"
 	"frameindex/insight"
 )
@@ -71,6 +73,20 @@ type Config struct {
 	Metrics Metrics
 	// Health configures /livez, /readyz and /healthz (see Health).
 	Health Health
+	// Areas finds places and resolves the areas of questions (package
+	// area); nil makes one over Scanner.
+	Areas *area.Places
+	// Scanner reads whole datasets for questions about an area (the
+	// column cache and the nearest-feature indexes); nil means Data when
+	// it scans (*bolt.Store), else such questions answer 500 internal.
+	Scanner DatasetScanner
+}
+
+// DatasetScanner reads a dataset's records and features in frame order;
+// *bolt.Store implements it.
+type DatasetScanner interface {
+	access.RecordScanner
+	access.FeatureScanner
 }
 
 // DefaultRequestTimeout is the per-request budget of the spec.
@@ -97,6 +113,10 @@ type Server struct {
 	ogc           OGC
 	metrics       Metrics
 	health        health
+	areas         *area.Places
+	scanner       DatasetScanner
+	columns       *access.Columns // decoded datasets, for areas
+	reach         *access.Reach   // nearest-feature indexes
 
 	// answer computes a question's answer: insight.AnswerRequest, replaced in
 	// tests to check what the handler gives it and does with its answer.
@@ -136,7 +156,17 @@ func New(cfg Config) *Server {
 		embeddings:    newEmbedCache(),
 		ogc:           cfg.OGC,
 		metrics:       cfg.Metrics,
+		areas:         cfg.Areas,
 	}
+	s.scanner = cfg.Scanner
+	if sc, ok := cfg.Data.(DatasetScanner); ok && s.scanner == nil {
+		s.scanner = sc
+	}
+	if s.areas == nil && s.scanner != nil {
+		s.areas = area.NewPlaces(s.scanner, 0)
+	}
+	s.columns = access.NewColumns(access.DefaultColumnBytes)
+	s.reach = access.NewReach(access.DefaultReachBytes)
 	s.health.cfg = cfg.Health
 	if s.places == nil {
 		s.places = func() []string { return nil }
