@@ -230,4 +230,3 @@ func TestServer_HandleFramesInsight_AreaErrors(t *testing.T) {
 		wantError(t, w, c.status, c.code, c.frag)
 	}
 }
-
