@@ -40,7 +40,10 @@ func TestKey(t *testing.T) {
 			t.Errorf("Key(%q) = %q, %q; want %q, %q", c.in, k, kind, c.key, c.kind)
 		}
 	}
-	if storedKey("Dala Ward 3", "ward") != "dalaward3" || storedKey("Kano Municipal", "lga") != "kanomunicipal" {
+	if k, _ := storedKey("Dala Ward 3", "ward"); k != "dalaward3" {
+		t.Error("storedKey lost a stored name's words")
+	}
+	if k, sp := storedKey("Nassarawa LGA", "lga"); k != "nasarawa" || sp != "nassarawa" {
 		t.Error("storedKey lost a stored name's words")
 	}
 	if synonyms[nameKey(words("FCT"))] != nameKey(words("Federal Capital Territory")) {
@@ -313,10 +316,13 @@ func TestFind(t *testing.T) {
 		{name: "Kano State", want: "Kano", frames: 8},
 		{name: "Kano", kind: "state", want: "Kano", frames: 8},
 		{name: "Kano", code: CodeInvalid, contains: "Kano (State, 8 frames); Kano (LGA in Kano, 2 frames)"},
-		{name: "Nasarawa", code: CodeInvalid, contains: "Nasarawa (State"},
+		{name: "Nasarawa", want: "Nasarawa", frames: 4},
 		{name: "Nasarawa State", want: "Nasarawa", frames: 4},
 		{name: "Nassarawa LGA", want: "Nassarawa", parent: "Kano", frames: 2},
 		{name: "Obi", code: CodeInvalid, contains: "Obi (LGA in Benue, 2 frames); Obi (LGA in Nasarawa, 2 frames)"},
+		{name: "Obi, Benue State", want: "Obi", parent: "Benue", frames: 2},
+		{name: "obi lga, nasarawa", want: "Obi", parent: "Nasarawa", frames: 2},
+		{name: "Nassarawa", want: "Nassarawa", parent: "Kano", frames: 2},
 		{name: "FCT", want: "Federal Capital Territory", frames: 2},
 		{name: "Abuja", want: "Federal Capital Territory", frames: 2},
 		{name: "AMAC", want: "Municipal Area Council", frames: 2},

@@ -94,12 +94,16 @@ func words(s string) []string {
 }
 
 // nameKey is the comparison key of a name given as words.
-func nameKey(ws []string) string {
+func nameKey(ws []string) string { return joinKey(ws, true) }
+
+// joinKey joins words into a key, doubled letters made single when
+// collapse is set.
+func joinKey(ws []string, collapse bool) string {
 	var b strings.Builder
 	var last rune
 	for _, w := range ws {
 		for _, r := range w {
-			if r == last && unicode.IsLetter(r) {
+			if collapse && r == last && unicode.IsLetter(r) {
 				continue
 			}
 			b.WriteRune(r)
@@ -113,7 +117,22 @@ func nameKey(ws []string) string {
 // ask for ("lga", "state", "ward", or "" when none): "Dala LGA" is
 // ("dala", "lga"), "Akwa-Ibom State" ("akwaibom", "state").
 func Key(name string) (key, kind string) {
-	ws := words(name)
+	ws, kind := nameWords(name)
+	return nameKey(ws), kind
+}
+
+// spelling is a name's key with its doubled letters kept: between two
+// places whose keys meet ("Nassarawa" and "Nasarawa"), the one spelt as
+// asked wins.
+func spelling(name string) string {
+	ws, _ := nameWords(name)
+	return joinKey(ws, false)
+}
+
+// nameWords are a name's words without its kind words, and the kind
+// they say.
+func nameWords(name string) (ws []string, kind string) {
+	ws = words(name)
 	for _, k := range kindWords {
 		n := len(k.words)
 		if len(ws) > n && equalWords(ws[len(ws)-n:], k.words) {
@@ -130,18 +149,18 @@ func Key(name string) (key, kind string) {
 			}
 		}
 	}
-	return nameKey(ws), kind
+	return ws, kind
 }
 
 // storedKey is the key of a name as a boundary dataset stores it: its
 // kind words are part of the name ("Kano Municipal", "Ward 3") unless
 // they repeat the attribute's own kind.
-func storedKey(name, kind string) string {
-	k, said := Key(name)
+func storedKey(name, kind string) (key, spelt string) {
+	ws, said := nameWords(name)
 	if said != "" && said != kind {
-		return nameKey(words(name))
+		ws = words(name)
 	}
-	return k
+	return nameKey(ws), joinKey(ws, false)
 }
 
 func equalWords(a, b []string) bool {

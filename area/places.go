@@ -77,16 +77,26 @@ type Place struct {
 	Parent     string
 	ParentKind string
 	Pos        []int32 // positions of its frames in the index (index.Pos), ascending
-	key        string
+	key, spelt string  // see storedKey
 }
 
-// Describe names the place with its kind and parent: "Dala (LGA, Kano)".
+// Describe names the place with its kind, parent and size: "Dala (LGA
+// in Kano, 27 frames)".
 func (p *Place) Describe() string {
 	s := p.Name + " (" + KindLabel(p.Kind)
 	if p.Parent != "" {
 		s += " in " + p.Parent
 	}
-	return s + ", " + strconv.Itoa(len(p.Pos)) + " frames)"
+	return s + ", " + thousands(len(p.Pos)) + " frames)"
+}
+
+// thousands writes n with comma separators.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // placeSet is the places of one attribute of one dataset version.
@@ -261,8 +271,8 @@ func (ps *Places) build(ix *index.Index, d bolt.Dataset, attrs []string) (map[st
 				kept = append(kept, g)
 			}
 			for _, g := range kept {
-				p := &Place{Name: name, Kind: kind, Attr: a, Dataset: d.ID, Parent: g.parent,
-					Pos: slices.Clip(g.pos), key: storedKey(name, kind)}
+				p := &Place{Name: name, Kind: kind, Attr: a, Dataset: d.ID, Parent: g.parent, Pos: slices.Clip(g.pos)}
+				p.key, p.spelt = storedKey(name, kind)
 				if !slices.IsSorted(p.Pos) {
 					slices.Sort(p.Pos)
 				}

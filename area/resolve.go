@@ -161,6 +161,13 @@ func (c *Catalogue) setsOf(srcs []source) ([]*placeSet, error) {
 // when unknown), or national for the whole grid. Errors: an unknown kind
 // or no place data (*Error), or the store's.
 func (c *Catalogue) lookup(name, kind string) (cands []*Place, national bool, srcs []source, sets []*placeSet, err error) {
+	// "Obi, Benue": a place and its parent.
+	parent := ""
+	if i := strings.LastIndexByte(name, ','); i > 0 {
+		if pk, _ := Key(name[i+1:]); pk != "" {
+			name, parent = name[:i], pk
+		}
+	}
 	key, said := Key(name)
 	kind = strings.ToLower(strings.TrimSpace(kind))
 	if kind == "" {
@@ -190,6 +197,15 @@ func (c *Catalogue) lookup(name, kind string) (cands []*Place, national bool, sr
 	}
 	if len(cands) == 0 {
 		cands = fuzzy(sets, key)
+	}
+	if sp := spelling(name); len(cands) > 1 && slices.ContainsFunc(cands, func(p *Place) bool { return p.spelt == sp }) {
+		cands = slices.DeleteFunc(cands, func(p *Place) bool { return p.spelt != sp })
+	}
+	if parent != "" {
+		cands = slices.DeleteFunc(cands, func(p *Place) bool {
+			k, _ := Key(p.Parent)
+			return k != parent
+		})
 	}
 	return cands, false, srcs, sets, nil
 }
@@ -273,8 +289,11 @@ func (c *Catalogue) Find(name, kind string) (p *Place, national bool, err error)
 	if len(cands) > 10 {
 		more = fmt.Sprintf(" and %d more", len(cands)-10)
 	}
-	return nil, false, invalid("%q names %d places: %s%s; give area.kind (state, lga, ward), or the name with its kind (\"%s State\", \"%s LGA\")",
-		name, len(cands), strings.Join(list, "; "), more, strings.TrimSpace(name), strings.TrimSpace(name))
+	hint := fmt.Sprintf("give area.kind (state, lga, ward) or the name with its kind (\"%s State\", \"%s LGA\")", cands[0].Name, cands[0].Name)
+	if p := cands[len(cands)-1]; p.Parent != "" {
+		hint += fmt.Sprintf(", or with the place it lies in (\"%s, %s\")", p.Name, p.Parent)
+	}
+	return nil, false, invalid("%q names %d places: %s%s; %s", name, len(cands), strings.Join(list, "; "), more, hint)
 }
 
 func datasetList(srcs []source) string {
