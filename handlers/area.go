@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"slices"
 
 	"frameindex/access"
 	"frameindex/area"
@@ -114,13 +115,9 @@ func (s *Server) handleAreaInsight(w http.ResponseWriter, r *http.Request, key b
 	if a.Partial {
 		in.WeightNote = "frames on the edge of the " + a.Kind + " count by the share of their area inside it"
 	}
-	for _, name := range pl.Places {
-		found, inside, err := cat.Check(name, a.Pos)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		in.Places = append(in.Places, insight.PlaceCheck{Name: name, Found: found, InFrames: inside})
+	if in.Places, err = checkPlaces(cat, pl.Places, a.Pos); err != nil {
+		s.writeError(w, r, err)
+		return
 	}
 	res, err := ans.AskPlan(r.Context(), s.data, key, requestIDOf(w), s.now(), in,
 		func(in *insight.Input) *insight.Answer { return insight.Compute(pl, in) })
@@ -231,4 +228,41 @@ func encodeAreaInsight(res *insight.Answer, pl *plan.Plan, a *area.Area, ans *ac
 		out.FrameIDs = nil
 	}
 	return marshalData(out)
+}
+
+// placeChecks checks the places a plan names against frames (ids the
+// grid holds or not), for the engine's place check: found when the key's
+// boundary datasets know the name, in when one of the places it may mean
+// shares a frame with them. A question about picked frames (frameIds)
+// that names a place outside them is then answered as partial, saying
+// so. Errors are the store's.
+func (s *Server) placeChecks(readable []bolt.Access, names []string, ids []uint64) ([]insight.PlaceCheck, error) {
+	if len(names) == 0 || s.areas == nil {
+		return nil, nil
+	}
+	ix, ok := s.frames().(*index.Index)
+	if !ok || ix == nil {
+		return nil, errNoPositions
+	}
+	pos := make([]int32, 0, len(ids))
+	for _, id := range ids {
+		if p, ok := ix.Pos(id); ok {
+			pos = append(pos, int32(p))
+		}
+	}
+	slices.Sort(pos)
+	return checkPlaces(s.areas.Catalogue(ix, readable), names, pos)
+}
+
+// checkPlaces checks names against the frames at pos (ascending).
+func checkPlaces(cat *area.Catalogue, names []string, pos []int32) ([]insight.PlaceCheck, error) {
+	var out []insight.PlaceCheck
+	for _, name := range names {
+		found, in, err := cat.Check(name, pos)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, insight.PlaceCheck{Name: name, Found: found, InFrames: in})
+	}
+	return out, nil
 }

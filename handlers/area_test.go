@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/index"
+	"frameindex/insight"
 )
 
 // areaFixture is a 20 x 20 lattice at 11° N: state Gamma holds LGA Alpha
@@ -106,10 +108,11 @@ func newAreaFixture(t *testing.T) *areaFixture {
 
 // areaData is what these tests read of an answer.
 type areaData struct {
-	Headline string   `json:"headline"`
-	FrameIDs []string `json:"frameIds"`
-	Charged  []string `json:"charged"`
-	Area     struct {
+	Headline   string   `json:"headline"`
+	Confidence string   `json:"confidence"`
+	FrameIDs   []string `json:"frameIds"`
+	Charged    []string `json:"charged"`
+	Area       struct {
 		Name       string  `json:"name"`
 		Kind       string  `json:"kind"`
 		Parent     string  `json:"parent"`
@@ -203,6 +206,31 @@ func TestServer_HandleFramesInsight_Area(t *testing.T) {
 func cellKm2Sphere(b grid.Box) float64 {
 	const r = 6371.0072
 	return r * r * (b.MaxLon - b.MinLon) * math.Pi / 180 * (math.Sin(b.MaxLat*math.Pi/180) - math.Sin(b.MinLat*math.Pi/180))
+}
+
+// TestServer_PlaceChecks: the place check a question about picked frames
+// needs: a place named that is not among them is found but not in them.
+func TestServer_PlaceChecks(t *testing.T) {
+	f := newAreaFixture(t)
+	readable, err := f.store.Readable(bolt.Key{OrgID: "o"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	west := []uint64{grid.CellID(areaRow, areaCol), grid.CellID(areaRow+1, areaCol+1), 42}
+	got, err := f.srv.placeChecks(readable, []string{"Alpha", "Beta LGA", "Atlantis", "Gamma State"}, west)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []insight.PlaceCheck{{Name: "Alpha", Found: true, InFrames: true}, {Name: "Beta LGA", Found: true},
+		{Name: "Atlantis"}, {Name: "Gamma State", Found: true, InFrames: true}}
+	if !slices.Equal(got, want) {
+		t.Errorf("placeChecks = %+v, want %+v", got, want)
+	}
+	// An area question naming a place outside the area is partial.
+	d := f.ask(t, `{"area":{"place":"Alpha"},"question":"How many people live in Beta?"}`)
+	if d.Confidence != "partial" || d.Result.Value != nil {
+		t.Errorf("Beta asked over Alpha: %s %v (%s)", d.Confidence, d.Result.Value, d.Headline)
+	}
 }
 
 func TestServer_HandleFramesInsight_AreaErrors(t *testing.T) {
