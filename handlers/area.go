@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"math"
 	"net/http"
 	"slices"
 
@@ -222,8 +223,10 @@ type planJSON struct {
 
 // encodeAreaInsight is encodeInsight's body with plan, result and area.
 func encodeAreaInsight(res *insight.Answer, pl *plan.Plan, a *area.Area, ans *access.Answer, wd wording) ([]byte, error) {
+	shown := *a
+	shown.Km2 = math.Round(a.Km2*1000) / 1000 // to 1,000 m²
 	out := areaInsightJSON{insightJSON: insightBody(res.Insight, ans, wd), Plan: planJSON{Plan: pl, Unread: res.Unread, ReadAs: res.ReadAs},
-		Result: res.Result, Area: a}
+		Result: res.Result, Area: &shown}
 	if a.FrameCount > maxInsightFrames {
 		out.FrameIDs = nil
 	}
