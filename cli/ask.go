@@ -225,7 +225,7 @@ func ask(ctx context.Context, data string, body []byte) (int, []byte, error) {
 	if info.Kind == bolt.GridLattice {
 		ix = index.NewLattice(runs)
 	}
-	srv := operatorServer(func() *index.Index { return ix }, store, store, area.NewPlaces(store, 8))
+	srv := operatorServer(func() *index.Index { return ix }, store, store, areaCaches{places: area.NewPlaces(store, 0)})
 	status, resp := operatorAsk(srv)(ctx, body)
 	return status, resp, nil
 }
@@ -233,15 +233,25 @@ func ask(ctx context.Context, data string, body []byte) (int, []byte, error) {
 // operatorServer is an API server answering as the operator: every
 // dataset of the file readable without charge, no rate limits, no model;
 // internal errors are logged to standard error.
-func operatorServer(frames func() *index.Index, data handlers.DataStore, store operatorFile, places *area.Places) *handlers.Server {
+func operatorServer(frames func() *index.Index, data handlers.DataStore, store operatorFile, c areaCaches) *handlers.Server {
 	return handlers.New(handlers.Config{
 		Frames:  func() handlers.FrameIndex { return frames() },
 		Keys:    func() handlers.KeyLookup { return nil },
 		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Data:    operatorData{Store: data, catalogue: store},
 		Scanner: store,
-		Areas:   places,
+		Areas:   c.places,
+		Columns: c.columns,
+		Reach:   c.reach,
 	})
+}
+
+// areaCaches are what questions about areas keep between requests,
+// shared by the servers over one file (nil members: each its own).
+type areaCaches struct {
+	places  *area.Places
+	columns *access.Columns
+	reach   *access.Reach
 }
 
 // operatorAsk answers a question body with srv as the operator's key.

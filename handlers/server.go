@@ -80,6 +80,12 @@ type Config struct {
 	// column cache and the nearest-feature indexes); nil means Data when
 	// it scans (*bolt.Store), else such questions answer 500 internal.
 	Scanner DatasetScanner
+	// Columns and Reach are the caches of decoded datasets and of
+	// nearest-feature indexes for questions about an area; nil makes
+	// new ones. Servers over one file (the API and the operator's) share
+	// them.
+	Columns *access.Columns
+	Reach   *access.Reach
 }
 
 // DatasetScanner reads a dataset's records and features in frame order;
@@ -165,8 +171,13 @@ func New(cfg Config) *Server {
 	if s.areas == nil && s.scanner != nil {
 		s.areas = area.NewPlaces(s.scanner, 0)
 	}
-	s.columns = access.NewColumns(access.DefaultColumnBytes)
-	s.reach = access.NewReach(access.DefaultReachBytes)
+	s.columns, s.reach = cfg.Columns, cfg.Reach
+	if s.columns == nil {
+		s.columns = access.NewColumns(access.DefaultColumnBytes)
+	}
+	if s.reach == nil {
+		s.reach = access.NewReach(access.DefaultReachBytes)
+	}
 	s.health.cfg = cfg.Health
 	if s.places == nil {
 		s.places = func() []string { return nil }
