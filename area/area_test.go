@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -367,5 +368,54 @@ func TestFind(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("InText(%q) = %q, %v; want %q", tc.q, got, err, tc.want)
 		}
+	}
+}
+
+// countingNear is a point set searched by brute force, counting searches.
+type countingNear struct {
+	pts      [][2]float64
+	searches atomic.Int64
+}
+
+func (c *countingNear) NearestKm(lon, lat, limit float64) float64 {
+	c.searches.Add(1)
+	best := math.Inf(1)
+	for _, p := range c.pts {
+		best = math.Min(best, HaversineKm(lon, lat, p[0], p[1]))
+	}
+	if best > limit {
+		return math.Inf(1)
+	}
+	return best
+}
+
+func TestFields(t *testing.T) {
+	row, col := grid.CellAt(12.0, 8.5)
+	ix := square(row-50, row+50, col-50, col+50)
+	near := &countingNear{pts: [][2]float64{{8.5, 12.0}, {8.9, 12.3}}}
+	f := NewFields(2)
+	w := f.Wrap(ix, "clinics", 3, near)
+	for pass := 0; pass < 2; pass++ {
+		for p := 0; p < ix.Len(); p += 7 {
+			b := ix.ShapeAt(p).Box
+			lon, lat := (b.MinLon+b.MaxLon)/2, (b.MinLat+b.MaxLat)/2
+			for _, limit := range []float64{5, 100} {
+				want := near.NearestKm(lon, lat, limit)
+				near.searches.Add(-1)
+				if got := w.NearestKm(lon, lat, limit); got != want {
+					t.Fatalf("pos %d limit %v: %v, want %v", p, limit, got, want)
+				}
+			}
+		}
+	}
+	if n, frames := near.searches.Load(), int64((ix.Len()+6)/7); n != frames {
+		t.Fatalf("%d searches for %d frames asked about twice at two limits", n, frames)
+	}
+	// Off a frame's centre, or beyond the field's limit: the index itself.
+	if got, want := w.NearestKm(8.51, 12.01, 5), near.NearestKm(8.51, 12.01, 5); got != want {
+		t.Fatalf("off-centre: %v, want %v", got, want)
+	}
+	if f.Wrap(ix, "clinics", 3, near) != w || f.Wrap(ix, "clinics", 4, near) == w {
+		t.Fatal("a field is per dataset version")
 	}
 }

@@ -118,6 +118,7 @@ type Places struct {
 	entries map[string]*placeEntry
 	order   []string   // least recently used first
 	area    *areaCache // of the grid last asked about
+	fields  *Fields    // nearest-feature distances per frame
 }
 
 type placeEntry struct {
@@ -132,7 +133,14 @@ func NewPlaces(s Scanner, maxSets int) *Places {
 	if maxSets <= 0 {
 		maxSets = 8
 	}
-	return &Places{scan: s, max: maxSets, entries: map[string]*placeEntry{}}
+	return &Places{scan: s, max: maxSets, entries: map[string]*placeEntry{}, fields: NewFields(0)}
+}
+
+// Near returns near (the nearest-feature search of a features dataset
+// version) answering through that version's distance field on ix (see
+// Fields).
+func (ps *Places) Near(ix *index.Index, dataset string, version int, near Nearness) Nearness {
+	return ps.fields.Wrap(ix, dataset, version, near)
 }
 
 // sets returns the place sets of the attributes attrs of d over ix,

@@ -53,6 +53,9 @@ type Catalogue struct {
 	datasets []bolt.Dataset
 }
 
+// Index is the grid the catalogue resolves areas on.
+func (c *Catalogue) Index() *index.Index { return c.ix }
+
 // Catalogue returns the catalogue of the datasets of readable (a key's
 // readable datasets) over ix.
 func (ps *Places) Catalogue(ix *index.Index, readable []bolt.Access) *Catalogue {

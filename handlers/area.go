@@ -105,6 +105,15 @@ func (s *Server) handleAreaInsight(w http.ResponseWriter, r *http.Request, key b
 		s.writeError(w, r, err)
 		return
 	}
+	// Each frame's distance is searched once per features dataset
+	// version and kept (the whole country's coverage reads it).
+	for id, n := range near {
+		for _, acc := range ans.Access {
+			if acc.Dataset.ID == id {
+				near[id] = s.areas.Near(cat.Index(), id, acc.Dataset.Version, n)
+			}
+		}
+	}
 	fr := cat.Frames(a)
 	fs := insight.FrameSet{IDs: fr.IDs, Lon: fr.Lon, Lat: fr.Lat, AreaKm2: fr.AreaKm2, Weight: fr.Weight}
 	in, err := ans.FrameSetInput(pl, access.Question{Text: p.question, Format: p.format, Register: p.register}, fs, s.columns, s.scanner, near)
