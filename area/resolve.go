@@ -477,7 +477,7 @@ func (c *Catalogue) Resolve(spec Spec, question string) (*Area, error) {
 	case spec.geom != nil:
 		return c.drawn(spec.geom, "drawn polygon", "polygon")
 	case spec.Around != nil:
-		name := fmt.Sprintf("%s km around %s, %s", strconv.FormatFloat(spec.RadiusKm, 'f', -1, 64), fmtDeg(spec.Around[0]), fmtDeg(spec.Around[1]))
+		name := fmt.Sprintf("ring of %s km around %s, %s", strconv.FormatFloat(spec.RadiusKm, 'f', -1, 64), fmtDeg(spec.Around[0]), fmtDeg(spec.Around[1]))
 		return c.drawn(Ring(spec.Around[0], spec.Around[1], spec.RadiusKm), name, "ring")
 	}
 	return nil, invalid("area names no area; give one of place, bbox, geometry, around with radiusKm, or inQuestion")

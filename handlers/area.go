@@ -123,7 +123,7 @@ func (s *Server) handleAreaInsight(w http.ResponseWriter, r *http.Request, key b
 	}
 	in.Subject = areaSubject(a)
 	if a.Partial {
-		in.WeightNote = "frames on the edge of the " + a.Kind + " count by the share of their area inside it"
+		in.WeightNote = "by the share of each frame's area inside the " + map[string]string{"bbox": "box", "polygon": "polygon", "ring": "ring"}[a.Kind]
 	}
 	if in.Places, err = checkPlaces(cat, pl.Places, a.Pos); err != nil {
 		s.writeError(w, r, err)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -256,5 +257,27 @@ func TestServer_HandleFramesInsight_AreaErrors(t *testing.T) {
 	} {
 		w := postInsight(f.srv, c.body, areaSecret, "application/json")
 		wantError(t, w, c.status, c.code, c.frag)
+	}
+}
+
+// TestOpenAPI_AreaResponses validates area requests and their answers and
+// refusals against the OpenAPI document.
+func TestOpenAPI_AreaResponses(t *testing.T) {
+	_, router := loadOpenAPI(t)
+	f := newAreaFixture(t)
+	for _, body := range []string{
+		`{"area":{"place":"Alpha"},"question":"How many people live here?"}`,
+		`{"area":{"place":"Gamma","kind":"state"},"question":"population by LGA"}`,
+		`{"area":{"bbox":[8.5,10.9,8.52,11]},"question":"total population"}`,
+		`{"area":{"around":[8.55,10.95],"radiusKm":1.5},"question":"average night-time light radiance"}`,
+		`{"area":{"place":"Gamma"},"question":"total population"}`,
+		`{"area":{"place":"Atlantis"}}`,
+	} {
+		r := newInsightRequest(body, areaSecret, "application/json")
+		w := httptest.NewRecorder()
+		f.srv.ServeHTTP(w, newInsightRequest(body, areaSecret, "application/json"))
+		if err := validateResponse(t, router, r, w, true); err != nil {
+			t.Errorf("%s: %d %s\n%v", body, w.Code, w.Body, err)
+		}
 	}
 }
