@@ -235,7 +235,12 @@ func (e qEnv) sum(attr string, in func(qFrame) bool) (total, area float64, n int
 
 func wantDensity(attr, unit string) func(*testing.T, insightAnswer, qEnv) {
 	return func(t *testing.T, a insightAnswer, e qEnv) {
-		total, area, _ := e.sum(attr, nil)
+		// The measure's total over the area of every frame asked about.
+		total, _, _ := e.sum(attr, nil)
+		area := 0.0
+		for _, f := range e.frames {
+			area += f.area
+		}
 		if unit == "ha" {
 			area *= 100
 		}
@@ -585,12 +590,12 @@ func askAll(t *testing.T, srv *server, key string, ids []string, e qEnv, qs []qu
 func questionsOfFixture(inClass func(string) func(qFrame) bool, none func(float64, bool) bool) []question {
 	d := wantDensity
 	pop, bld, fac := "population_2020", "building_count", "facility_count"
-	ge := func(x float64) func(float64, bool) bool { return func(v float64, ok bool) bool { return ok && v >= x } }
-	gt := func(x float64) func(float64, bool) bool { return func(v float64, ok bool) bool { return ok && v > x } }
-	lt := func(x float64) func(float64, bool) bool { return func(v float64, ok bool) bool { return ok && v < x } }
-	le := func(x float64) func(float64, bool) bool { return func(v float64, ok bool) bool { return ok && v <= x } }
+	ge := func(x float64) func(float64, bool) bool { return func(v float64, _ bool) bool { return v >= x } }
+	gt := func(x float64) func(float64, bool) bool { return func(v float64, _ bool) bool { return v > x } }
+	lt := func(x float64) func(float64, bool) bool { return func(v float64, _ bool) bool { return v < x } }
+	le := func(x float64) func(float64, bool) bool { return func(v float64, _ bool) bool { return v <= x } }
 	between := func(x, y float64) func(float64, bool) bool {
-		return func(v float64, ok bool) bool { return ok && v >= x && v <= y }
+		return func(v float64, _ bool) bool { return v >= x && v <= y }
 	}
 	some := func(v float64, ok bool) bool { return ok && v > 0 }
 	return []question{
@@ -761,7 +766,7 @@ func TestE2E_QuestionsDemo(t *testing.T) {
 	}
 	pop, bld, fac := "population_2020", "building_count", "facility_count"
 	none := func(v float64, ok bool) bool { return !ok || v == 0 }
-	ge := func(x float64) func(float64, bool) bool { return func(v float64, ok bool) bool { return ok && v >= x } }
+	ge := func(x float64) func(float64, bool) bool { return func(v float64, _ bool) bool { return v >= x } }
 	inClass := func(c string) func(qFrame) bool { return func(f qFrame) bool { return f.cat["settlement_class"] == c } }
 	qs := []question{
 		{"What is the population density?", "frames_density", "exact", wantDensity(pop, "km2")},

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"net/http"
-	"slices"
 
 	"frameindex/access"
 	"frameindex/area"
@@ -93,14 +92,17 @@ func (s *Server) handleAreaInsight(w http.ResponseWriter, r *http.Request, key b
 		s.writeError(w, r, err)
 		return
 	}
-	pcat, err := s.planCatalogue(ans, cat)
+	pcat, err := s.catalogueFor(ans)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	pl := plan.Parse(p.question, pcat)
+	pl := plan.Parse(p.question, pcat.cat)
+	if p.register != "" {
+		pl.Register = p.register
+	}
 	groupByPlaces(pl, cat)
-	near, err := ans.Near(pl, s.reach, s.scanner)
+	near, err := ans.Near(pl, s.plans.reach, s.scanner)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -116,7 +118,7 @@ func (s *Server) handleAreaInsight(w http.ResponseWriter, r *http.Request, key b
 	}
 	fr := cat.Frames(a)
 	fs := insight.FrameSet{IDs: fr.IDs, Lon: fr.Lon, Lat: fr.Lat, AreaKm2: fr.AreaKm2, Weight: fr.Weight}
-	in, err := ans.FrameSetInput(pl, access.Question{Text: p.question, Format: p.format, Register: p.register}, fs, s.columns, s.scanner, near)
+	in, err := ans.FrameSetInput(pl, access.Question{Text: p.question, Format: p.format, Register: p.register}, fs, s.plans.cols, s.scanner, near)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -130,7 +132,7 @@ func (s *Server) handleAreaInsight(w http.ResponseWriter, r *http.Request, key b
 		return
 	}
 	res, err := ans.AskPlan(r.Context(), s.data, key, requestIDOf(w), s.now(), in,
-		func(in *insight.Input) *insight.Answer { return insight.Compute(pl, in) })
+		func(in *insight.Input) *insight.Answer { return s.compute(pl, in) })
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -177,93 +179,17 @@ func groupByPlaces(pl *plan.Plan, cat *area.Catalogue) {
 	}
 }
 
-// planCatalogue is what a question about an area is read against: every
-// attribute the key reads (category values known from the column cache,
-// except places' names, which the catalogue's place lookup reads), the
-// datasets holding features, and the area catalogue's places.
-func (s *Server) planCatalogue(ans *access.Answer, cat *area.Catalogue) (*plan.Catalogue, error) {
-	pc := &plan.Catalogue{Place: cat.PlaceFunc()}
-	for i := range ans.Access {
-		d := ans.Access[i].Dataset
-		if d.Features > 0 {
-			pc.Features = append(pc.Features, plan.FeatureSet{ID: d.ID, Name: d.Name})
-		}
-		var dc *access.DatasetColumns
-		for _, at := range d.Attributes {
-			m := plan.MeasureInfo{Dataset: d.ID, Attribute: at.Name, Label: at.Label, Aliases: at.Aliases, Unit: at.Unit,
-				Type: at.Type, Aggregation: at.Aggregation, Year: at.Year}
-			if at.Type != bolt.TypeNumber && area.Level(at.Name) == "" {
-				if dc == nil {
-					var err error
-					if dc, err = s.columns.Dataset(s.scanner, d); err != nil {
-						return nil, err
-					}
-				}
-				if col, ok := dc.Column(at.Name, nil); ok && len(col.Dict) <= maxCatalogueValues {
-					m.Values = col.Dict
-				}
-			}
-			pc.Measures = append(pc.Measures, m)
-		}
-	}
-	return pc, nil
-}
-
-// maxCatalogueValues is the most values of one category a question may
-// name (a category with more, such as a town list, is read by its name).
-const maxCatalogueValues = 200
-
-// areaInsightJSON is the data of an answer about an area: the answer's
-// members, the plan, the unrounded result and the area.
-type areaInsightJSON struct {
-	insightJSON
-	Plan   planJSON       `json:"plan"`
-	Result insight.Result `json:"result"`
-	Area   *area.Area     `json:"area"`
-}
-
-// planJSON is the plan as JSON, with the words it left unread and its
-// reading in words.
-type planJSON struct {
-	*plan.Plan
-	Unread []string `json:"unread,omitempty"`
-	ReadAs string   `json:"readAs,omitempty"`
-}
-
-// encodeAreaInsight is encodeInsight's body with plan, result and area.
+// encodeAreaInsight is encodeInsight's body with the area, its km² to
+// 0.001, and without frameIds for more than 50 frames.
 func encodeAreaInsight(res *insight.Answer, pl *plan.Plan, a *area.Area, ans *access.Answer, wd wording) ([]byte, error) {
+	out := insightBody(res, pl, ans, wd)
 	shown := *a
-	shown.Km2 = math.Round(a.Km2*1000) / 1000 // to 1,000 m²
-	out := areaInsightJSON{insightJSON: insightBody(res.Insight, ans, wd), Plan: planJSON{Plan: pl, Unread: res.Unread, ReadAs: res.ReadAs},
-		Result: res.Result, Area: &shown}
+	shown.Km2 = math.Round(a.Km2*1000) / 1000
+	out.Area = &shown
 	if a.FrameCount > maxInsightFrames {
 		out.FrameIDs = nil
 	}
 	return marshalData(out)
-}
-
-// placeChecks checks the places a plan names against frames (ids the
-// grid holds or not), for the engine's place check: found when the key's
-// boundary datasets know the name, in when one of the places it may mean
-// shares a frame with them. A question about picked frames (frameIds)
-// that names a place outside them is then answered as partial, saying
-// so. Errors are the store's.
-func (s *Server) placeChecks(readable []bolt.Access, names []string, ids []uint64) ([]insight.PlaceCheck, error) {
-	if len(names) == 0 || s.areas == nil {
-		return nil, nil
-	}
-	ix, ok := s.frames().(*index.Index)
-	if !ok || ix == nil {
-		return nil, errNoPositions
-	}
-	pos := make([]int32, 0, len(ids))
-	for _, id := range ids {
-		if p, ok := ix.Pos(id); ok {
-			pos = append(pos, int32(p))
-		}
-	}
-	slices.Sort(pos)
-	return checkPlaces(s.areas.Catalogue(ix, readable), names, pos)
 }
 
 // checkPlaces checks names against the frames at pos (ascending).

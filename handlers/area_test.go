@@ -8,14 +8,12 @@ import (
 	"math"
 	"net/http/httptest"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
 	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/index"
-	"frameindex/insight"
 )
 
 // areaFixture is a 20 x 20 lattice at 11° N: state Gamma holds LGA Alpha
@@ -209,24 +207,10 @@ func cellKm2Sphere(b grid.Box) float64 {
 	return r * r * (b.MaxLon - b.MinLon) * math.Pi / 180 * (math.Sin(b.MaxLat*math.Pi/180) - math.Sin(b.MinLat*math.Pi/180))
 }
 
-// TestServer_PlaceChecks: the place check a question about picked frames
-// needs: a place named that is not among them is found but not in them.
-func TestServer_PlaceChecks(t *testing.T) {
+// TestServer_HandleFramesInsight_AreaPlaceOutside: a place named outside
+// the area makes the answer partial, without a figure.
+func TestServer_HandleFramesInsight_AreaPlaceOutside(t *testing.T) {
 	f := newAreaFixture(t)
-	readable, err := f.store.Readable(bolt.Key{OrgID: "o"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	west := []uint64{grid.CellID(areaRow, areaCol), grid.CellID(areaRow+1, areaCol+1), 42}
-	got, err := f.srv.placeChecks(readable, []string{"Alpha", "Beta LGA", "Atlantis", "Gamma State"}, west)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []insight.PlaceCheck{{Name: "Alpha", Found: true, InFrames: true}, {Name: "Beta LGA", Found: true},
-		{Name: "Atlantis"}, {Name: "Gamma State", Found: true, InFrames: true}}
-	if !slices.Equal(got, want) {
-		t.Errorf("placeChecks = %+v, want %+v", got, want)
-	}
 	// An area question naming a place outside the area is partial.
 	d := f.ask(t, `{"area":{"place":"Alpha"},"question":"How many people live in Beta?"}`)
 	if d.Confidence != "partial" || d.Result.Value != nil {

@@ -29,6 +29,9 @@ type fakeData struct {
 	ReadableFn   func(k bolt.Key) ([]bolt.Access, error)
 	ReadFramesFn func(ids []string, frames []uint64, withFeatures bool, featureCap int) ([]bolt.FrameData, error)
 	ChargeFn     func(orgID, keyID, requestID string, ds []bolt.DatasetPrice, now time.Time) ([]string, []string, error)
+	// The national scans of the question call (nil: nothing recorded).
+	ScanRecordsFn  func(id string, ranges []bolt.IDRange, fn func(frame uint64, features int, attrs []byte) bool) error
+	ScanFeaturesFn func(id string, ranges []bolt.IDRange, from bolt.FeatureKey, fn func(k bolt.FeatureKey, feature []byte) bool) error
 
 	mu      sync.Mutex
 	reads   []readCall
@@ -49,6 +52,20 @@ type chargeCall struct {
 }
 
 func (f *fakeData) Readable(k bolt.Key) ([]bolt.Access, error) { return f.ReadableFn(k) }
+
+func (f *fakeData) ScanRecords(id string, ranges []bolt.IDRange, fn func(uint64, int, []byte) bool) error {
+	if f.ScanRecordsFn == nil {
+		return nil
+	}
+	return f.ScanRecordsFn(id, ranges, fn)
+}
+
+func (f *fakeData) ScanFeatures(id string, ranges []bolt.IDRange, from bolt.FeatureKey, fn func(bolt.FeatureKey, []byte) bool) error {
+	if f.ScanFeaturesFn == nil {
+		return nil
+	}
+	return f.ScanFeaturesFn(id, ranges, from, fn)
+}
 
 func (f *fakeData) ReadFrames(ids []string, frames []uint64, withFeatures bool, featureCap int) ([]bolt.FrameData, error) {
 	f.mu.Lock()
@@ -139,7 +156,72 @@ func (m *memStore) Charge(orgID, keyID, requestID string, ds []bolt.DatasetPrice
 
 // fake returns a fakeData whose methods are m's.
 func (m *memStore) fake() *fakeData {
-	return &fakeData{ReadableFn: m.Readable, ReadFramesFn: m.ReadFrames, ChargeFn: m.Charge}
+	return &fakeData{ReadableFn: m.Readable, ReadFramesFn: m.ReadFrames, ChargeFn: m.Charge,
+		ScanRecordsFn: m.ScanRecords, ScanFeaturesFn: m.ScanFeatures}
+}
+
+// dataset finds a dataset of m by id.
+func (m *memStore) dataset(id string) *memDataset {
+	for i := range m.datasets {
+		if m.datasets[i].access.Dataset.ID == id {
+			return &m.datasets[i]
+		}
+	}
+	return nil
+}
+
+// ScanRecords calls fn for every frame dataset id records something on,
+// ascending (ranges are not narrowed: the question call scans them all).
+func (m *memStore) ScanRecords(id string, _ []bolt.IDRange, fn func(uint64, int, []byte) bool) error {
+	m.mu.Lock()
+	d := m.dataset(id)
+	m.mu.Unlock()
+	if d == nil {
+		return nil
+	}
+	var frames []uint64
+	for f := range d.attrs {
+		frames = append(frames, f)
+	}
+	for f := range d.features {
+		if _, ok := d.attrs[f]; !ok {
+			frames = append(frames, f)
+		}
+	}
+	slices.Sort(frames)
+	for _, f := range frames {
+		var attrs []byte
+		if a := d.attrs[f]; a != "" {
+			attrs = []byte(a)
+		}
+		if !fn(f, len(d.features[f]), attrs) {
+			break
+		}
+	}
+	return nil
+}
+
+// ScanFeatures calls fn for every feature of dataset id, ascending frame.
+func (m *memStore) ScanFeatures(id string, _ []bolt.IDRange, _ bolt.FeatureKey, fn func(bolt.FeatureKey, []byte) bool) error {
+	m.mu.Lock()
+	d := m.dataset(id)
+	m.mu.Unlock()
+	if d == nil {
+		return nil
+	}
+	var frames []uint64
+	for f := range d.features {
+		frames = append(frames, f)
+	}
+	slices.Sort(frames)
+	for _, f := range frames {
+		for k, ft := range d.features[f] {
+			if !fn(bolt.FeatureKey{Frame: f, Seq: uint32(k)}, []byte(ft)) {
+				return nil
+			}
+		}
+	}
+	return nil
 }
 
 // Test frames: three cells of the abuja grid and an id it does not hold.

@@ -20,8 +20,8 @@ import (
 
 	"frameindex/access"
 	"frameindex/area"
-	"frameindex/bolt"
 	"frameindex/insight"
+	"frameindex/plan"
 )
 
 // Limits of POST /v1/frames/insight (spec, Caps).
@@ -89,35 +89,41 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	req, err := ans.Request(access.Question{Text: p.question, Format: p.format, Register: p.register})
+	cat, err := s.catalogueFor(ans)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	s.embed(r, w, ans, &req)
-	// A nearest question searches rings of frames around the selection
-	// first; the engine is handed what was found.
-	if plan := insight.PlanOf(req); plan.Intent == insight.IntentNearest {
-		ix := s.frames()
-		if ix == nil {
-			s.writeError(w, r, errNoGrid)
-			return
-		}
-		if req.Nearest, err = ans.Nearest(s.data, ix, plan.Dataset, plan.Count, key.Has(bolt.CapFeatureRead)); err != nil {
+	pl := plan.Parse(p.question, cat.cat)
+	if p.register != "" {
+		pl.Register = p.register
+	}
+	// A distance question reads the shared index of its features dataset.
+	var near map[string]insight.Nearness
+	if sc, ok := s.data.(scanner); ok {
+		if near, err = ans.Near(pl, s.plans.reach, sc); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
 	}
+	in, err := ans.SelectionInput(access.Question{Text: p.question, Format: p.format, Register: p.register}, near)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	in.Places = cat.placeChecks(pl, &in)
 	// Charge what the figures used; recompute without what was left out.
-	res, err := ans.Ask(r.Context(), s.data, key, requestIDOf(w), s.now(), req, s.answer)
+	res, err := ans.AskPlan(r.Context(), s.data, key, requestIDOf(w), s.now(), in, func(in *insight.Input) *insight.Answer {
+		return s.compute(pl, in)
+	})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	s.countCharges(ans)
 
-	wd := s.word(w, r, key, p, res)
-	body, err := encodeInsight(res, ans, wd)
+	wd := s.word(w, r, key, p, res.Insight)
+	body, err := encodeInsight(res, pl, ans, wd)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -423,15 +429,53 @@ func groupThousands(n int) string {
 	return s
 }
 
-// insightJSON is the data of a question answer.
+// insightJSON is the data of a question answer: the spec's members and
+// two extensions, plan (how the question was read) and result (the
+// primary figure unrounded).
 type insightJSON struct {
 	insight.Insight
-	Narrative string        `json:"narrative,omitempty"`
-	Engine    string        `json:"engine"`
-	Model     string        `json:"model,omitempty"`
-	Notice    string        `json:"notice,omitempty"`
-	Charged   []string      `json:"charged,omitempty"`
-	LeftOut   []leftOutJSON `json:"leftOut,omitempty"`
+	Narrative string          `json:"narrative,omitempty"`
+	Engine    string          `json:"engine"`
+	Model     string          `json:"model,omitempty"`
+	Notice    string          `json:"notice,omitempty"`
+	Charged   []string        `json:"charged,omitempty"`
+	LeftOut   []leftOutJSON   `json:"leftOut,omitempty"`
+	Plan      *planJSON       `json:"plan,omitempty"`
+	Result    *insight.Result `json:"result,omitempty"`
+	Area      *area.Area      `json:"area,omitempty"` // what an area question's area resolved to
+}
+
+// planJSON is the plan member: the plan as the parser wrote it, the
+// meaning-bearing words it did not read, and the plan in plain words.
+// Empty members are left out, as everywhere in an answer.
+type planJSON struct {
+	plan   *plan.Plan
+	unread []string
+	readAs string
+}
+
+// MarshalJSON writes the plan's members, then unread and readAs.
+func (pj *planJSON) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(pj.plan)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range m {
+		if s := string(v); s == "[]" || s == "null" || s == `""` || s == "{}" {
+			delete(m, k)
+		}
+	}
+	if len(pj.unread) > 0 {
+		m["unread"], _ = json.Marshal(pj.unread)
+	}
+	if pj.readAs != "" {
+		m["readAs"], _ = json.Marshal(pj.readAs)
+	}
+	return json.Marshal(m)
 }
 
 // leftOutJSON is an entry of leftOut, as on the data call.
@@ -446,13 +490,24 @@ type leftOutJSON struct {
 // ascending id. Optional members are omitted when empty, never null: a
 // table without columns is dropped and its missing rows become [], and
 // format is dropped: it describes a narrative, which this answer lacks.
-func encodeInsight(res insight.Insight, ans *access.Answer, wd wording) ([]byte, error) {
-	return marshalData(insightBody(res, ans, wd))
+func encodeInsight(ans0 *insight.Answer, pl *plan.Plan, ans *access.Answer, wd wording) ([]byte, error) {
+	return marshalData(insightBody(ans0, pl, ans, wd))
 }
 
 // insightBody is the data of a question answer (see encodeInsight).
-func insightBody(res insight.Insight, ans *access.Answer, wd wording) insightJSON {
+func insightBody(ans0 *insight.Answer, pl *plan.Plan, ans *access.Answer, wd wording) insightJSON {
+	res := ans0.Insight
 	out := insightJSON{Insight: res, Engine: engineDeterministic, Notice: wd.notice}
+	if r := &ans0.Result; r.Value != nil || len(r.Frames) > 0 || len(r.Groups) > 0 {
+		out.Result = r
+	}
+	if pl != nil {
+		readAs := ans0.ReadAs
+		if readAs == "" {
+			readAs = pl.Describe(len(res.FrameIDs))
+		}
+		out.Plan = &planJSON{plan: pl, unread: pl.Unread(), readAs: readAs}
+	}
 	// The spec puts format "report" on an answer whose narrative is a
 	// sectioned report; a deterministic answer has no narrative at all.
 	out.Format = ""

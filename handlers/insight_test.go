@@ -132,7 +132,7 @@ func insightServer(t testing.TB, store DataStore, lim RateLimiter, engine func(i
 	}
 	s := New(cfg)
 	if engine != nil {
-		s.answer = engine
+		s.compute = requestEngine(engine)
 	}
 	return s, &logs
 }
@@ -178,6 +178,9 @@ type insightData struct {
 		Name   string `json:"name"`
 		Reason string `json:"reason"`
 	} `json:"leftOut"`
+	// The extensions: how the question was read, and the primary figure.
+	Plan   json.RawMessage `json:"plan"`
+	Result *insight.Result `json:"result"`
 }
 
 // facet returns the value of the facet labelled label, or "".
@@ -432,9 +435,10 @@ func TestServer_HandleFramesInsight_CheckOrder(t *testing.T) {
 }
 
 func TestServer_HandleFramesInsight_Request(t *testing.T) {
-	// What the engine is given: the question and options, every readable
-	// dataset in ascending id with its attributes converted, and the frames
-	// in the order first asked, each once, with what each dataset records.
+	// What the engine is given: the question's words and options, every
+	// readable dataset in ascending id with its attributes converted, and
+	// the frames the grid holds in the order first asked, each once, with
+	// what each dataset records (then the ids it does not hold).
 	store := insightStore(10).fake()
 	engine := &sumEngine{}
 	s, _ := insightServer(t, store, nil, engine.answer)
@@ -445,7 +449,7 @@ func TestServer_HandleFramesInsight_Request(t *testing.T) {
 		t.Fatalf("the engine was asked %d times", len(reqs))
 	}
 	req := reqs[0]
-	if req.Question != "Total population?" || req.Format != "answer" || req.Register != "gis" {
+	if req.Question != "Total population" || req.Format != "answer" || req.Register != "gis" {
 		t.Errorf("question %q, format %q, register %q", req.Question, req.Format, req.Register)
 	}
 	var ids []string
@@ -465,15 +469,15 @@ func TestServer_HandleFramesInsight_Request(t *testing.T) {
 	if h := req.Datasets[2]; h.Frames != 90 || h.Features != 120 {
 		t.Errorf("health: %d frames, %d features", h.Frames, h.Features)
 	}
-	// Frames: C, A, 5 (unknown), B; "0C" is C again.
+	// Frames: C, A, B, then 5 (unknown); "0C" is C again.
 	var frames []string
 	for _, f := range req.Frames {
 		frames = append(frames, f.ID+":"+strconv.FormatBool(f.Known))
 	}
-	if want := frameC + ":true " + frameA + ":true 5:false " + frameB + ":true"; strings.Join(frames, " ") != want {
+	if want := frameC + ":true " + frameA + ":true " + frameB + ":true 5:false"; strings.Join(frames, " ") != want {
 		t.Errorf("frames %v, want %s", frames, want)
 	}
-	fc, fa, fx, fb := req.Frames[0], req.Frames[1], req.Frames[2], req.Frames[3]
+	fc, fa, fb, fx := req.Frames[0], req.Frames[1], req.Frames[2], req.Frames[3]
 	if fx.Data != nil {
 		t.Errorf("the unknown frame has data %v", fx.Data)
 	}
@@ -686,7 +690,8 @@ func TestServer_HandleFramesInsight_SecondCharge(t *testing.T) {
 
 func TestServer_HandleFramesInsight_Envelope(t *testing.T) {
 	// The exact answer: the engine's members in the spec's table order,
-	// engine, charged and leftOut; no null, no empty member; no format (a
+	// engine, charged and leftOut, then the plan extension; no null, no
+	// empty member; no format (a
 	// deterministic answer has no narrative to be a report); a table's
 	// missing rows as [].
 	tests := []struct {
@@ -697,7 +702,8 @@ func TestServer_HandleFramesInsight_Envelope(t *testing.T) {
 		{"plain", nil,
 			`{"data":{"intent":"frames","headline":"1 frames.","facets":[{"label":"Night-time lights","value":"12.5"}],` +
 				`"sources":[{"layerId":"nightlights","layerName":"Night-time lights"}],"confidence":"exact","register":"plain",` +
-				`"retrieval":"none","frameIds":["` + frameA + `"],"engine":"deterministic","charged":["nightlights"]}}` + "\n"},
+				`"retrieval":"none","frameIds":["` + frameA + `"],"engine":"deterministic","charged":["nightlights"],` +
+				`"plan":{"agg":"profile","format":"answer","join":"and","readAs":"read as: an overview over 1 frame","register":"plain"}}}` + "\n"},
 		{"everything", func(r *insight.Insight) {
 			r.Intent, r.Headline, r.Detail = "frames_attribute", `<b>"x" & y</b>`, "d\u2028"
 			r.Facets, r.Sources = []insight.Facet{{Label: "Population", Value: "1,234 people"}}, []insight.Source{}
@@ -708,15 +714,15 @@ func TestServer_HandleFramesInsight_Envelope(t *testing.T) {
 			`{"data":{"intent":"frames_attribute","headline":"<b>\"x\" & y</b>","detail":"d\u2028",` +
 				`"facets":[{"label":"Population","value":"1,234 people"}],"table":{"columns":["Frame","Value"],"rows":[["1","2"],[]]},` +
 				`"followUps":["Which frame has the most buildings?"],"confidence":"exact","register":"plain","retrieval":"none",` +
-				`"engine":"deterministic","charged":["nightlights"]}}` + "\n"},
+				`"engine":"deterministic","charged":["nightlights"],"plan":{"agg":"profile","format":"answer","join":"and","readAs":"read as: an overview","register":"plain"}}}` + "\n"},
 		{"format answer dropped, empty table dropped, no rows", func(r *insight.Insight) {
 			r.Facets, r.Sources, r.FrameIDs, r.Register, r.Retrieval = nil, nil, nil, "", ""
 			r.Format, r.Table = "answer", &insight.Table{}
-		}, `{"data":{"intent":"frames","headline":"1 frames.","confidence":"exact","engine":"deterministic","charged":["nightlights"]}}` + "\n"},
+		}, `{"data":{"intent":"frames","headline":"1 frames.","confidence":"exact","engine":"deterministic","charged":["nightlights"],"plan":{"agg":"profile","format":"answer","join":"and","readAs":"read as: an overview","register":"plain"}}}` + "\n"},
 		{"rows null", func(r *insight.Insight) {
 			r.Facets, r.Sources, r.FrameIDs, r.Register, r.Retrieval = nil, nil, nil, "", ""
 			r.Table = &insight.Table{Columns: []string{"Dataset"}}
-		}, `{"data":{"intent":"frames","headline":"1 frames.","table":{"columns":["Dataset"],"rows":[]},"confidence":"exact","engine":"deterministic","charged":["nightlights"]}}` + "\n"},
+		}, `{"data":{"intent":"frames","headline":"1 frames.","table":{"columns":["Dataset"],"rows":[]},"confidence":"exact","engine":"deterministic","charged":["nightlights"],"plan":{"agg":"profile","format":"answer","join":"and","readAs":"read as: an overview","register":"plain"}}}` + "\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -462,7 +462,7 @@ func insightDocServer(balance int64, lim RateLimiter, engine func(insight.Reques
 	}
 	s := New(cfg)
 	if engine != nil {
-		s.answer = engine
+		s.compute = requestEngine(engine)
 	}
 	return s
 }

@@ -21,83 +21,88 @@ import (
 	"frameindex/narrate/ollamatest"
 )
 
-// clinicDistanceKm is the great-circle distance from clinicFeat's point to
-// frame id, computed here from its coordinates (the haversine on the mean
-// Earth radius, to the nearest point of the frame's square).
-func clinicDistanceKm(id string) float64 {
+// clinicCentreKm is the great-circle distance from clinicFeat's point to
+// the centre of frame id, computed here from its coordinates (the
+// haversine on the mean Earth radius).
+func clinicCentreKm(id string) float64 {
 	row, col, _ := grid.RowCol(mustID(id))
 	b := grid.CellBox(row, col)
 	lon, lat := 7.4005, 9.077
-	cl, ct := math.Min(math.Max(lon, b.MinLon), b.MaxLon), math.Min(math.Max(lat, b.MinLat), b.MaxLat)
+	cl, ct := (b.MinLon+b.MaxLon)/2, (b.MinLat+b.MaxLat)/2
 	const r = 6371.0088
 	rad := math.Pi / 180
 	h := math.Pow(math.Sin((ct-lat)*rad/2), 2) + math.Cos(lat*rad)*math.Cos(ct*rad)*math.Pow(math.Sin((cl-lon)*rad/2), 2)
-	return math.Round(2*r*math.Asin(math.Sqrt(h))*1000) / 1000
+	return 2 * r * math.Asin(math.Sqrt(h))
 }
 
 func TestServer_HandleFramesInsight_Nearest(t *testing.T) {
+	// The frame of the selection nearest to (or farthest from) any clinic,
+	// by the distance from its centre, the clinics anywhere (here in frame
+	// B, outside the selection).
 	requireEngine(t)
 	store := insightStore(10).fake()
 	s, _ := insightServer(t, store, nil, nil)
-	d := insightOK(t, postInsight(s, `{"frameIds":["`+frameA+`","`+frameC+`"],"question":"Where is the nearest clinic?"}`, secretAskOnly, ""))
-	dist := insight.FormatNumber(clinicDistanceKm(frameA)) + " km"
-	if d.Intent != "frames_nearest" || d.Confidence != "exact" || d.facet("Nearest health facility") != "PHC Garki" ||
-		d.facet("Distance (great circle)") != dist || d.facet("In frame") != frameB || d.facet("From frame") != frameA || d.facet("Beds") != "12" {
-		t.Errorf("nearest: %+v (want %s)", d, dist)
+	da, dc := clinicCentreKm(frameA), clinicCentreKm(frameC)
+	nearID, nearKm, farID, farKm := frameA, da, frameC, dc
+	if dc < da {
+		nearID, nearKm, farID, farKm = frameC, dc, frameA, da
 	}
-	// The selection was read once without features, then the health
-	// facilities alone, with features, on rings around it.
-	if len(store.reads) < 2 || store.reads[0].withFeatures {
-		t.Fatalf("reads %+v", store.reads)
-	}
-	for _, r := range store.reads[1:] {
-		if !slices.Equal(r.ids, []string{"health"}) || !r.withFeatures {
-			t.Errorf("ring read %+v", r)
+	for _, tc := range []struct {
+		q, intent, id string
+		km            float64
+	}{
+		{"Which frame is nearest to a clinic?", "frames_nearest", nearID, nearKm},
+		{"Which frame is farthest from a clinic?", "frames_farthest", farID, farKm},
+	} {
+		d := insightOK(t, postInsight(s, `{"frameIds":["`+frameA+`","`+frameC+`"],"question":"`+tc.q+`"}`, secretAskOnly, ""))
+		if d.Intent != tc.intent || d.Confidence != "exact" || d.Result == nil || !slices.Equal(d.Result.Frames, []string{tc.id}) ||
+			d.Result.Value == nil || math.Abs(*d.Result.Value-tc.km) > 1e-9 || d.Result.Unit != "km" {
+			t.Errorf("%q: %+v (want frame %s at %v km)", tc.q, d, tc.id, tc.km)
+			continue
+		}
+		if f := d.facet("Distance to the nearest health facility"); f != insight.FormatFigure(tc.km)+" km" {
+			t.Errorf("%q: distance facet %q", tc.q, f)
 		}
 	}
-	// A key without feature.read: the distance and frames, no name.
-	h := insightOK(t, postInsight(s, `{"frameIds":["`+frameA+`"],"question":"nearest clinic"}`, secretNoCap, ""))
-	if h.facet("Nearest health facility") != "" || strings.Contains(h.Headline, "PHC") || !strings.Contains(h.Detail, "feature.read") ||
-		h.facet("Distance (great circle)") != dist {
-		t.Errorf("hidden: %+v", h)
+	// Coverage: the frames whose centre is within the larger of the two
+	// distances, and the people there.
+	km := math.Ceil(farKm)
+	d := insightOK(t, postInsight(s, `{"frameIds":["`+frameA+`","`+frameC+`"],"question":"How many people live within `+
+		strconv.FormatFloat(km, 'f', 0, 64)+` km of a clinic?"}`, secretAskOnly, ""))
+	if d.Intent != "frames_coverage" || d.Result == nil || d.Result.Value == nil || *d.Result.Value != 1234.5+4000 {
+		t.Errorf("coverage: %+v", d)
 	}
-	// Inside the selection: 0 km.
-	in := insightOK(t, postInsight(s, `{"frameIds":["`+frameB+`"],"question":"closest health facility"}`, secretAskOnly, ""))
-	if in.facet("Distance (great circle)") != "0 km" || !strings.Contains(in.Headline, "in selected frame "+frameB) {
-		t.Errorf("inside: %+v", in)
-	}
-	// No known frame: nothing is searched.
-	reads := len(store.reads)
-	if u := insightOK(t, postInsight(s, `{"frameIds":["5"],"question":"nearest clinic"}`, secretAskOnly, "")); u.Confidence != "unknown" || len(store.reads) != reads {
-		t.Errorf("unknown frame: %+v, %d reads", u, len(store.reads)-reads)
+	// No known frame: nothing is computed.
+	if u := insightOK(t, postInsight(s, `{"frameIds":["5"],"question":"Which frame is nearest to a clinic?"}`, secretAskOnly, "")); u.Confidence != "unknown" {
+		t.Errorf("unknown frame: %+v", u)
 	}
 }
 
 // TestServer_HandleFramesInsight_NearestCharged: a per-query dataset of
-// features that contributes the nearest feature is charged once; without
-// credits it is left out and the question cannot be answered.
+// features whose features answer a distance question is charged once;
+// without credits it is left out and the question cannot be answered.
 func TestServer_HandleFramesInsight_NearestCharged(t *testing.T) {
 	requireEngine(t)
 	for _, tc := range []struct {
-		balance int64
-		intent  string
-		charged []string
-		left    string
+		balance    int64
+		confidence string
+		charged    []string
+		left       string
 	}{
-		{5, "frames_nearest", []string{"health"}, ""},
-		{0, "unsupported", nil, "health"},
+		{5, "exact", []string{"health"}, ""},
+		{0, "unknown", nil, "health"},
 	} {
 		m := insightStore(tc.balance)
 		m.datasets[2].access.PerQuery = true
 		store := m.fake()
 		s, _ := insightServer(t, store, nil, nil)
-		d := insightOK(t, postInsight(s, `{"frameIds":["`+frameA+`"],"question":"nearest hospital"}`, secretAskOnly, ""))
+		d := insightOK(t, postInsight(s, `{"frameIds":["`+frameA+`"],"question":"Which frame is nearest to a clinic?"}`, secretAskOnly, ""))
 		var left []string
 		for _, l := range d.LeftOut {
 			left = append(left, l.ID)
 		}
-		if d.Intent != tc.intent || !slices.Equal(d.Charged, tc.charged) || strings.Join(left, ",") != tc.left {
-			t.Errorf("balance %d: %s charged %v left out %v", tc.balance, d.Intent, d.Charged, left)
+		if d.Intent != "frames_nearest" || d.Confidence != tc.confidence || !slices.Equal(d.Charged, tc.charged) || strings.Join(left, ",") != tc.left {
+			t.Errorf("balance %d: %s %s charged %v left out %v", tc.balance, d.Intent, d.Confidence, d.Charged, left)
 		}
 		if tc.balance > 0 && (len(store.charges) != 1 || m.balance != tc.balance-1) {
 			t.Errorf("charges %+v, balance %d", store.charges, m.balance)
@@ -389,7 +394,7 @@ func TestOpenAPI_QuestionIntents(t *testing.T) {
 		"frames with at least 1,000 residents":           "frames_threshold",
 		"frames without a clinic":                        "frames_threshold",
 		"what share of the population is urban":          "frames_share",
-		"share of frames by state":                       "frames_share",
+		"share of frames by state":                       "frames_breakdown",
 		"nearest clinic":                                 "frames_nearest",
 		"population in 2015":                             "frames_attribute",
 	} {

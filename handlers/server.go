@@ -12,6 +12,7 @@ import (
 	"frameindex/area"
 	"frameindex/grid"
 	"frameindex/insight"
+	"frameindex/plan"
 )
 
 // FrameIndex answers the frame queries. *index.Index implements it. All
@@ -81,9 +82,8 @@ type Config struct {
 	// it scans (*bolt.Store), else such questions answer 500 internal.
 	Scanner DatasetScanner
 	// Columns and Reach are the caches of decoded datasets and of
-	// nearest-feature indexes for questions about an area; nil makes
-	// new ones. Servers over one file (the API and the operator's) share
-	// them.
+	// nearest-feature indexes questions read; nil makes new ones.
+	// Servers over one file (the API and the operator's) share them.
 	Columns *access.Columns
 	Reach   *access.Reach
 }
@@ -121,12 +121,13 @@ type Server struct {
 	health        health
 	areas         *area.Places
 	scanner       DatasetScanner
-	columns       *access.Columns // decoded datasets, for areas
-	reach         *access.Reach   // nearest-feature indexes
 
-	// answer computes a question's answer: insight.AnswerRequest, replaced in
-	// tests to check what the handler gives it and does with its answer.
-	answer func(insight.Request) insight.Insight
+	// compute computes a question's answer from its plan: insight.Compute,
+	// replaced in tests to check what the handler gives it and does with
+	// its answer.
+	compute func(*plan.Plan, *insight.Input) *insight.Answer
+	// plans holds the caches questions share.
+	plans *planner
 
 	// limiterDown is set while the limiter's store is unreachable, so the
 	// change is logged once rather than on every request.
@@ -152,7 +153,8 @@ func New(cfg Config) *Server {
 		timeout: cfg.RequestTimeout,
 		limiter: cfg.Limiter,
 		data:    cfg.Data,
-		answer:  insight.AnswerRequest,
+		compute: insight.Compute,
+		plans:   newPlanner(),
 
 		narrator:      cfg.Narrator,
 		allowance:     cfg.Allowance,
@@ -171,12 +173,13 @@ func New(cfg Config) *Server {
 	if s.areas == nil && s.scanner != nil {
 		s.areas = area.NewPlaces(s.scanner, 0)
 	}
-	s.columns, s.reach = cfg.Columns, cfg.Reach
-	if s.columns == nil {
-		s.columns = access.NewColumns(access.DefaultColumnBytes)
+	// Servers over one file share the caches of decoded datasets and
+	// nearest-feature indexes.
+	if cfg.Columns != nil {
+		s.plans.cols = cfg.Columns
 	}
-	if s.reach == nil {
-		s.reach = access.NewReach(access.DefaultReachBytes)
+	if cfg.Reach != nil {
+		s.plans.reach = cfg.Reach
 	}
 	s.health.cfg = cfg.Health
 	if s.places == nil {

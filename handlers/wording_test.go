@@ -80,7 +80,7 @@ func wordingServer(t *testing.T, model *ollamatest.Server, allow *fakeAllowance,
 		Narrator: client, Allowance: allow, RequestTimeout: timeout,
 		Places: func() []string { return []string{"Kaduna", "Kano", "Lagos"} },
 	})
-	s.answer = fixedAnswer
+	s.compute = requestEngine(fixedAnswer)
 	return s
 }
 
@@ -461,7 +461,7 @@ func TestServer_WordingDiscardLogged(t *testing.T) {
 		defer mu.Unlock()
 		return logs.Write(p)
 	}), nil))
-	s.answer = func(req insight.Request) insight.Insight { return insight.AnswerRequest(claimRequest(req.Question)) }
+	s.compute = requestEngine(func(req insight.Request) insight.Insight { return insight.AnswerRequest(claimRequest(req.Question)) })
 	model.SetReply("The selection spans three local government areas.")
 	a := askWorded(t, s, `{"frameIds":`+idsJSON(2)+`,"question":"tell me about these secret frames"}`)
 	if a.Engine != "deterministic" || len(allow.refunded) != 1 || len(allow.committed) != 0 {

@@ -40,17 +40,17 @@ func colNum(col *Column, i int32) float64 {
 }
 
 // filterValue is a number a filter compares: a frame without a record of
-// a summed measure holds none of it (0); of another measure it is unknown.
+// a numeric measure holds none of it (0), as "no health facility" reads.
 func filterValue(col *Column, i int32) float64 {
-	v := colNum(col, i)
-	if math.IsNaN(v) && isSum(col) {
-		return 0
+	if v := colNum(col, i); !math.IsNaN(v) {
+		return v
 	}
-	return v
+	return 0
 }
 
-// matches reports whether frame i meets filter f (col is its column).
-// A frame whose value is unknown meets no filter. The filter's Op is the
+// matches reports whether frame i meets filter f (col is its column). A
+// frame without a record of a category has no value: it is not "urban",
+// and it is "not urban". The filter's Op is the
 // comparison as meant: the parser writes a negation into it ("without a
 // clinic" is facility_count = 0, "not urban" is != urban) and marks it
 // with Not, which is not applied a second time.
@@ -58,10 +58,7 @@ func matches(f *plan.Filter, col *Column, i int32) bool {
 	ok := false
 	if col.IsCategory() && col.Codes != nil {
 		code := col.Codes[i]
-		if code < 0 {
-			return false
-		}
-		eq := strings.EqualFold(col.Dict[code], f.Text)
+		eq := code >= 0 && strings.EqualFold(col.Dict[code], f.Text)
 		switch f.Op {
 		case plan.OpNe:
 			ok = !eq
@@ -70,9 +67,6 @@ func matches(f *plan.Filter, col *Column, i int32) bool {
 		}
 	} else {
 		v := filterValue(col, i)
-		if math.IsNaN(v) {
-			return false
-		}
 		switch f.Op {
 		case plan.OpGT:
 			ok = v > f.Value
@@ -166,8 +160,15 @@ func (c *computer) distance(i int32) float64 {
 	if v := c.dist[i]; !math.IsNaN(v) {
 		return v
 	}
-	v := near.NearestKm(c.in.Frames.Lon[i], c.in.Frames.Lat[i], SearchLimitKm)
-	if v > SearchLimitKm {
+	// A condition on the distance needs only to know whether a feature
+	// lies within its km: the search stops there (far frames are the
+	// costly ones). Nearest and farthest search the whole limit.
+	limit := float64(SearchLimitKm)
+	if d.Op != "" && d.Km > 0 && d.Km < limit && c.p.Agg != plan.AggNearest && c.p.Agg != plan.AggFarthest {
+		limit = d.Km
+	}
+	v := near.NearestKm(c.in.Frames.Lon[i], c.in.Frames.Lat[i], limit)
+	if v > limit {
 		v = math.Inf(1)
 	} else {
 		c.used[d.Feature] = true
@@ -199,6 +200,65 @@ func (c *computer) featureCol() *Column {
 		}
 	}
 	return nil
+}
+
+// perFrame is the per-frame value the plan ranks or takes the extreme
+// of: the measure, its density when the plan has an area unit ("the
+// densest frame"), or its ratio to the second measure ("the frame with
+// the most people per building"); NaN where it is not recorded.
+func (c *computer) perFrame(m0 *Column, i int32) float64 {
+	v := colNum(m0, i)
+	switch {
+	case math.IsNaN(v):
+		return v
+	case c.p.Per != "" && c.p.Agg != plan.AggDensity:
+		a := c.in.Frames.AreaKm2[i]
+		if c.p.Per == "ha" {
+			a *= 100
+		}
+		if a <= 0 {
+			return math.NaN()
+		}
+		return v / a
+	case len(c.p.Measures) > 1 && c.p.Agg != plan.AggRatio && c.p.Agg != plan.AggCompare:
+		m1 := c.measureCol(1)
+		if m1 == nil {
+			return math.NaN()
+		}
+		y := filterValue(m1, i)
+		if math.IsNaN(y) || y == 0 {
+			return math.NaN()
+		}
+		scale := c.p.Scale
+		if scale <= 0 {
+			scale = 1
+		}
+		return v / y * scale
+	}
+	return v
+}
+
+// perFrameWords are the label (in a sentence) and unit of perFrame's
+// values: "estimated population (2020) per km²", "people per km²".
+func (c *computer) perFrameWords(m0 *Column) (string, string) {
+	l, unit := colLabel(m0), colUnit(m0)
+	switch {
+	case c.p.Per != "" && c.p.Agg != plan.AggDensity:
+		area := "km²"
+		if c.p.Per == "ha" {
+			area = "hectare"
+		}
+		return l + " per " + area, unit + " per " + area
+	case len(c.p.Measures) > 1 && c.p.Agg != plan.AggRatio && c.p.Agg != plan.AggCompare:
+		if m1 := c.measureCol(1); m1 != nil {
+			per := singularPhrase(colUnit(m1))
+			if c.p.Scale > 1 {
+				per = FormatFigure(c.p.Scale) + " " + colUnit(m1)
+			}
+			return l + " per " + per, unit + " per " + per
+		}
+	}
+	return l, unit
 }
 
 // eval filters base and aggregates the frames that remain.
@@ -234,7 +294,7 @@ func (c *computer) eval(base []int32) stat {
 		}
 		vals := make([]float64, 0, len(idx))
 		for _, i := range idx {
-			if v := colNum(m0, i); !math.IsNaN(v) {
+			if v := c.perFrame(m0, i); !math.IsNaN(v) {
 				vals = append(vals, v)
 			}
 		}
@@ -245,7 +305,7 @@ func (c *computer) eval(base []int32) stat {
 			return st
 		}
 		for _, i := range idx {
-			v := colNum(m0, i)
+			v := c.perFrame(m0, i)
 			if math.IsNaN(v) {
 				continue
 			}
@@ -301,8 +361,8 @@ func (c *computer) eval(base []int32) stat {
 		for _, i := range idx {
 			area += fs.weight(i) * fs.AreaKm2[i]
 		}
-		st.records, st.second = rx, area
-		if c.p.Per == "ha" || c.p.Per == PerHectare {
+		st.records, st.second = rx, area // km²
+		if c.p.Per == "ha" {
 			area *= 100
 		}
 		if area > 0 {

@@ -66,6 +66,15 @@ func (c *computer) breakdown(base []int32) {
 	if m1 := c.measureCol(1); m1 != nil && (c.p.Agg == plan.AggRatio || c.p.Agg == plan.AggCompare) {
 		c.source(m1)
 	}
+	// A share by group without a condition is each group's part of the
+	// whole ("share of frames by state").
+	distribution := c.p.Agg == plan.AggShare && len(c.p.Filters) == 0 && (c.p.Distance == nil || c.p.Distance.Op == "")
+	whole := 0.0
+	if distribution {
+		for _, g := range groups {
+			whole += c.shareBase(m0, g)
+		}
+	}
 	rows := make([]groupRow, 0, len(groups))
 	for k, g := range groups {
 		if len(g) == 0 {
@@ -81,6 +90,11 @@ func (c *computer) breakdown(base []int32) {
 				if st.records > 0 {
 					c.used[m0.Dataset] = true
 				}
+			}
+		} else if distribution {
+			st = stat{value: math.NaN(), at: -1, base: len(g), matched: len(g)}
+			if whole > 0 {
+				st.value = c.shareBase(m0, g) / whole
 			}
 		} else {
 			st = c.eval(g)
@@ -203,6 +217,20 @@ func (c *computer) breakdown(base []int32) {
 	}
 }
 
+// shareBase is what a share divides over frames idx: the measure's
+// weighted total, or the frames' weight.
+func (c *computer) shareBase(m0 *Column, idx []int32) float64 {
+	if m0 != nil {
+		v, _ := weightedSum(&c.in.Frames, m0, idx)
+		return v
+	}
+	w := 0.0
+	for _, i := range idx {
+		w += c.in.Frames.weight(i)
+	}
+	return w
+}
+
 // groupCell shows a group's figure: a share as a percentage.
 func (c *computer) groupCell(v float64) string {
 	if c.p.Agg == plan.AggShare {
@@ -252,7 +280,7 @@ func (c *computer) groupFigure() (string, string) {
 	case plan.AggDensity:
 		area := "km²"
 		if c.p.Per == "ha" {
-			area = "ha"
+			area = "hectare"
 		}
 		return capitalize(unit) + " per " + area, unit + " per " + area
 	case plan.AggRank:

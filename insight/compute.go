@@ -23,7 +23,7 @@ const (
 // frames_breakdown for a grouped plan.
 //
 //	profile                 frames
-//	total mean median min max  frames_attribute
+//	total mean median min max  frames_attribute (min, max with an order: frames_rank)
 //	count                   frames_threshold with filters, frames_count without
 //	share                   frames_share
 //	ratio                   frames_ratio
@@ -42,7 +42,12 @@ func IntentOf(p *plan.Plan) string {
 	switch p.Agg {
 	case plan.AggProfile:
 		return IntentFrames
-	case plan.AggTotal, plan.AggMean, plan.AggMedian, plan.AggMin, plan.AggMax:
+	case plan.AggMin, plan.AggMax:
+		if p.Order != nil { // "which frame has the most ...": a ranking of one
+			return IntentRank
+		}
+		return IntentAttribute
+	case plan.AggTotal, plan.AggMean, plan.AggMedian:
 		return IntentAttribute
 	case plan.AggCount:
 		if len(p.Filters) > 0 {
@@ -115,6 +120,7 @@ type computer struct {
 	used    map[string]bool
 	n       int       // frames asked about (weight > 0)
 	dist    []float64 // nearest-feature distance per frame, NaN until searched
+	subj    string    // the frames' subject when a place narrowed them
 }
 
 // Compute answers p over in. It reads nothing but its arguments, keeps
@@ -283,6 +289,14 @@ func (c *computer) placesOutside() bool {
 			unknown = append(unknown, name)
 		case !chk.InFrames:
 			out = append(out, name)
+		case chk.Positions != nil && len(chk.Positions) < c.n:
+			c.restrict(chk.Positions)
+			c.details = append(c.details, "The figures are of the "+fmtInt(c.n)+" of the frames in "+name+".")
+			c.subj = "the " + fmtInt(c.n) + " " + plural(c.n, "frame", "frames") + " in " + name
+		case chk.Frames > 0 && chk.Frames < c.n:
+			c.lower()
+			c.details = append(c.details, name+" covers "+fmtInt(chk.Frames)+" of the "+fmtInt(c.n)+
+				" frames; the figures are of all of them.")
 		}
 	}
 	if len(out)+len(unknown) == 0 {
@@ -299,6 +313,21 @@ func (c *computer) placesOutside() bool {
 	c.ans.Headline = capitalize(strings.Join(parts, "; ")) + ", so the question was not answered about " + c.subjectLower() + "."
 	c.details = append(c.details, "Ask about the frames of the place itself, or select frames inside it.")
 	return true
+}
+
+// restrict keeps, of the frames asked about, those at positions.
+func (c *computer) restrict(positions []int32) {
+	in := make(map[int32]bool, len(positions))
+	for _, p := range positions {
+		in[p] = true
+	}
+	kept := c.all[:0:0]
+	for _, i := range c.all {
+		if in[i] {
+			kept = append(kept, i)
+		}
+	}
+	c.all, c.n = kept, len(kept)
 }
 
 // placeCheck finds the caller's check of a named place.
@@ -375,6 +404,9 @@ func measureName(m plan.Measure) string {
 
 // subject is the frames in a sentence's subject: "The 49 selected frames".
 func (c *computer) subject() string {
+	if c.subj != "" {
+		return capitalize(c.subj)
+	}
 	if c.in.Subject != "" {
 		return capitalize(c.in.Subject)
 	}

