@@ -278,10 +278,19 @@ type operatorFile interface {
 	handlers.DatasetScanner
 }
 
-// operatorData reads every dataset of the file, none charged.
+// operatorData reads every dataset of the file, none charged, and scans
+// them whole (the question's catalogue of national category values).
 type operatorData struct {
 	access.Store
-	catalogue datasetLister
+	catalogue operatorFile
+}
+
+func (o operatorData) ScanRecords(id string, ranges []bolt.IDRange, fn func(frame uint64, features int, attrs []byte) bool) error {
+	return o.catalogue.ScanRecords(id, ranges, fn)
+}
+
+func (o operatorData) ScanFeatures(id string, ranges []bolt.IDRange, from bolt.FeatureKey, fn func(k bolt.FeatureKey, feature []byte) bool) error {
+	return o.catalogue.ScanFeatures(id, ranges, from, fn)
 }
 
 func (o operatorData) Readable(bolt.Key) ([]bolt.Access, error) {
