@@ -278,6 +278,16 @@ func ringArea(r grid.Ring) float64 {
 	return s / 2 * authalicR2
 }
 
+// EqualAreaXY projects a point (degrees) into the cylindrical equal-area
+// projection of the authalic sphere, in km: the area of a polygon whose
+// edges are straight there is its shoelace area, equal to the ellipsoid's
+// (as PolygonAreaKm2 takes it), and a lattice cell is a rectangle whose
+// area is BoxAreaKm2's. The origin is lon 0 on the equator.
+func EqualAreaXY(lon, lat float64) (x, y float64) {
+	r := math.Sqrt(authalicR2)
+	return r * lon * math.Pi / 180, r * sinAuthalic(lat)
+}
+
 // ShapeAreaKm2 is a frame's area on the WGS84 ellipsoid, km²: exact for a
 // lattice cell, the polygons' for an imported frame.
 func ShapeAreaKm2(s grid.Shape) float64 {

@@ -40,6 +40,7 @@ var (
 	ImportGridOp = Operation[GridImport, GridView]{OpGridImport, (*Ops).ImportGrid, false}
 	ExportGridOp = Operation[GridExport, ExportView]{OpGridExport, (*Ops).ExportGrid, false}
 	GridInfoOp   = Operation[NoArgs, GridView]{OpGridInfo, noArgs((*Ops).GridInfo), false}
+	AskOp        = Operation[AskReq, AskResult]{OpAsk, (*Ops).Ask, false}
 	CheckOp      = Operation[NoArgs, bolt.CheckReport]{OpCheck, noArgs((*Ops).CheckLive), false}
 	CompactOp    = Operation[NoArgs, bolt.CompactReport]{OpCompact, noArgs((*Ops).Compact), false}
 

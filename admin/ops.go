@@ -33,6 +33,7 @@ const (
 	OpGridBuild  = "grid.build"
 	OpGridImport = "grid.import"
 	OpGridInfo   = "grid.info"
+	OpAsk        = "ask"
 )
 
 // Change tells a server what an operation altered, so it can refresh what it
@@ -71,6 +72,11 @@ type Ops struct {
 	Now      func() time.Time // nil = time.Now
 	Changed  func(Change)     // called after a successful write; may be nil
 	Progress Progress         // long steps report here; may be nil
+	// AskFn answers a question body (POST /v1/frames/insight's) as the
+	// operator, reading every dataset without charge: a running server's
+	// API. nil makes Ask an error saying to run `frameindex ask` without a
+	// server.
+	AskFn func(ctx context.Context, body []byte) (status int, resp []byte)
 	// Stdin is what an import input "-" reads: the command's standard
 	// input when the command runs the import itself. nil (a server) makes
 	// such an input an error that says to give a file.
@@ -407,6 +413,27 @@ func (o *Ops) ImportGrid(ctx context.Context, a GridImport) (_ GridView, err err
 	}
 	o.changed(ChangeGrid)
 	return viewGrid(info), nil
+}
+
+// AskReq asks a question: Body is a POST /v1/frames/insight body.
+type AskReq struct {
+	Body json.RawMessage `json:"body"`
+}
+
+// AskResult is the API's answer to an AskReq: its status and envelope.
+type AskResult struct {
+	Status int             `json:"status"`
+	Body   json.RawMessage `json:"body"`
+}
+
+// Ask answers a question as the operator through the server's API (not
+// audited: it changes nothing).
+func (o *Ops) Ask(ctx context.Context, a AskReq) (AskResult, error) {
+	if o.AskFn == nil {
+		return AskResult{}, errors.New("this process answers no questions: run `frameindex ask` against the data file")
+	}
+	status, body := o.AskFn(ctx, a.Body)
+	return AskResult{Status: status, Body: body}, nil
 }
 
 // GridInfo describes the stored grid.

@@ -14,7 +14,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"frameindex/access"
 	"frameindex/admin"
+	"frameindex/area"
 	"frameindex/bolt"
 	"frameindex/console"
 	"frameindex/handlers"
@@ -269,6 +271,12 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	if l.shared != nil {
 		ops.State = l.shared
 	}
+	caches := areaCaches{places: area.NewPlaces(store, 0), columns: access.NewColumns(access.DefaultColumnBytes),
+		reach: access.NewReach(access.DefaultReachBytes)}
+	// frameindex ask reaches the server through the admin socket and is
+	// answered as the operator, by a second API server without limits
+	// sharing the first's caches.
+	ops.AskFn = operatorAsk(operatorServer(l.frames.Load, data, store, caches))
 	go func() {
 		adminDone <- admin.Serve(adminCtx, adminLn, ops, log)
 	}()
@@ -308,6 +316,10 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	}
 	defer closeLimiter()
 	cfg := handlers.Config{
+		Areas:   caches.places,
+		Columns: caches.columns,
+		Reach:   caches.reach,
+		Scanner: store,
 		Frames:  func() handlers.FrameIndex { return l.frames.Load() },
 		Keys:    func() handlers.KeyLookup { return keys },
 		Logger:  log,

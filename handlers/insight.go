@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"frameindex/access"
+	"frameindex/area"
 	"frameindex/insight"
 	"frameindex/internal/jsonscan"
 	"frameindex/plan"
@@ -79,6 +80,10 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, errNoPrincipal)
 		return
 	}
+	if p.area != nil {
+		s.handleAreaInsight(w, r, key, p)
+		return
+	}
 
 	ans, err := s.readDataAnswer(key, p.frameIDs, false)
 	if err != nil {
@@ -137,7 +142,8 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 
 // insightParams is a checked question body.
 type insightParams struct {
-	frameIDs []uint64 // in the order first asked, each once
+	frameIDs []uint64   // in the order first asked, each once
+	area     *area.Spec // instead of frameIDs
 	question string
 	format   string // "answer" or "report"
 	register string // "", "plain" or "gis"
@@ -147,13 +153,14 @@ type insightParams struct {
 // A nil pointer (or nil FrameIDs) is an absent member.
 type insightRaw struct {
 	FrameIDs []string // non-nil when present, even if empty
+	Area     json.RawMessage
 	Question *string
 	Format   *string
 	Register *string
 }
 
 // The members of the question body, for messages.
-const insightMembers = "frameIds, question, format and register"
+const insightMembers = "frameIds (or area), question, format and register"
 
 // bodyExample shows the smallest valid body in messages.
 const bodyExample = `{"frameIds":["4406402"]}`
@@ -197,7 +204,7 @@ func checkJSONContentType(vals []string) error {
 
 // decodeInsightBody decodes a question body strictly: exactly one JSON
 // object and nothing after it but white space; members named exactly
-// (case-sensitive) frameIds, question, format or register, each at most
+// (case-sensitive) frameIds, area, question, format or register, each at most
 // once; frameIds an array of strings, the others strings; no null. Every
 // breach is invalid_body, naming the member when there is one; a body
 // over the reader's limit (an *http.MaxBytesError) too. It does not check
@@ -215,14 +222,14 @@ func decodeInsightBody(body io.Reader) (insightRaw, error) {
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return raw, newError(codeInvalidBody, "the body must be a JSON object such as "+bodyExample+"; it is "+jsonscan.TokenKind(tok).String())
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
 			return raw, bodyError(err, "")
 		}
 		name, _ := tok.(string) // a key inside an object is always a string
-		slot := slices.Index([]string{"frameIds", "question", "format", "register"}, name)
+		slot := slices.Index([]string{"frameIds", "question", "format", "register", "area"}, name)
 		if slot < 0 {
 			return raw, newError(codeInvalidBody, "the body has an unknown member "+quoteInput(name)+"; its members are "+insightMembers)
 		}
@@ -235,6 +242,10 @@ func decodeInsightBody(body io.Reader) (insightRaw, error) {
 			return raw, bodyError(err, name)
 		}
 		v = bytes.TrimLeft(v, " \t\r\n")
+		if name == "area" {
+			raw.Area = v
+			continue
+		}
 		if name == "frameIds" {
 			if raw.FrameIDs, err = decodeFrameIDs(v); err != nil {
 				return raw, err
@@ -331,14 +342,24 @@ func bodyError(err error, member string) error {
 func (raw insightRaw) params() (insightParams, error) {
 	p := insightParams{format: "answer"}
 	switch n := len(raw.FrameIDs); {
+	case raw.Area != nil && raw.FrameIDs != nil:
+		return p, newError(codeInvalid, "give frameIds or area, not both: frameIds picks up to "+strconv.Itoa(maxInsightFrames)+" frames, area names a place, a box, a polygon or a ring")
+	case raw.Area != nil:
+		spec, err := area.Decode(raw.Area)
+		if err != nil {
+			return p, areaError(err)
+		}
+		p.area = &spec
 	case raw.FrameIDs == nil:
-		return p, newError(codeInvalid, "frameIds is required: give 1 to "+strconv.Itoa(maxInsightFrames)+" frame ids as strings, e.g. "+bodyExample)
+		return p, newError(codeInvalid, "frameIds is required: give 1 to "+strconv.Itoa(maxInsightFrames)+" frame ids as strings, e.g. "+bodyExample+`, or an area such as {"area":`+area.Example+"}")
 	case n == 0:
 		return p, newError(codeInvalid, "frameIds is empty: give 1 to "+strconv.Itoa(maxInsightFrames)+" frame ids as strings, e.g. "+bodyExample)
 	case n > maxInsightFrames:
 		return p, newError(codeInvalid, "frameIds lists "+strconv.Itoa(n)+" ids; at most "+strconv.Itoa(maxInsightFrames)+" are allowed")
 	}
-	p.frameIDs = make([]uint64, 0, len(raw.FrameIDs))
+	if p.area == nil {
+		p.frameIDs = make([]uint64, 0, len(raw.FrameIDs))
+	}
 	for _, s := range raw.FrameIDs {
 		id, ok := parseID(s)
 		if !ok {
@@ -391,6 +412,7 @@ type insightJSON struct {
 	LeftOut   []leftOutJSON   `json:"leftOut,omitempty"`
 	Plan      *planJSON       `json:"plan,omitempty"`
 	Result    *insight.Result `json:"result,omitempty"`
+	Area      *area.Area      `json:"area,omitempty"` // what an area question's area resolved to
 }
 
 // planJSON is the plan member: the plan as the parser wrote it, the
@@ -439,6 +461,11 @@ type leftOutJSON struct {
 // table without columns is dropped and its missing rows become [], and
 // format is dropped: it describes a narrative, which this answer lacks.
 func encodeInsight(ans0 *insight.Answer, pl *plan.Plan, ans *access.Answer, wd wording) ([]byte, error) {
+	return marshalData(insightBody(ans0, pl, ans, wd))
+}
+
+// insightBody is the data of a question answer (see encodeInsight).
+func insightBody(ans0 *insight.Answer, pl *plan.Plan, ans *access.Answer, wd wording) insightJSON {
 	res := ans0.Insight
 	out := insightJSON{Insight: res, Engine: engineDeterministic, Notice: wd.notice}
 	if r := &ans0.Result; r.Value != nil || len(r.Frames) > 0 || len(r.Groups) > 0 {
@@ -483,12 +510,17 @@ func encodeInsight(ans0 *insight.Answer, pl *plan.Plan, ans *access.Answer, wd w
 			out.LeftOut = append(out.LeftOut, leftOutJSON{ID: d.ID, Name: d.Name, Reason: reasonInsufficientCredits})
 		}
 	}
+	return out
+}
+
+// marshalData is the whole response body {"data": v}.
+func marshalData(v any) ([]byte, error) {
 	var b bytes.Buffer
 	b.Grow(2048)
 	b.WriteString(dataPrefix)
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, fmt.Errorf("%w: %v", errEngineAnswer, err)
 	}
 	b.Truncate(b.Len() - 1) // Encode's newline

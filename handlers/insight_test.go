@@ -267,7 +267,7 @@ func TestServer_HandleFramesInsight_BodyErrors(t *testing.T) {
 		{"trailing white space", "", "{" + one + "}\r\n \t", 200, "", nil},
 
 		// Members.
-		{"unknown member", "", "{" + one + `,"colour":"red"}`, 400, codeInvalidBody, []string{`"colour"`, "frameIds, question, format and register"}},
+		{"unknown member", "", "{" + one + `,"colour":"red"}`, 400, codeInvalidBody, []string{`"colour"`, "frameIds (or area), question, format and register"}},
 		{"unknown before missing frameIds", "", `{"x":1}`, 400, codeInvalidBody, []string{`"x"`}},
 		{"member case", "", `{"FrameIds":["1"]}`, 400, codeInvalidBody, []string{`"FrameIds"`}},
 		{"repeated member", "", "{" + one + `,"question":"a","question":"b"}`, 400, codeInvalidBody, []string{"question twice"}},

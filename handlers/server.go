@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"frameindex/access"
+	"frameindex/area"
 	"frameindex/grid"
 	"frameindex/insight"
 	"frameindex/plan"
@@ -72,6 +74,25 @@ type Config struct {
 	Metrics Metrics
 	// Health configures /livez, /readyz and /healthz (see Health).
 	Health Health
+	// Areas finds places and resolves the areas of questions (package
+	// area); nil makes one over Scanner.
+	Areas *area.Places
+	// Scanner reads whole datasets for questions about an area (the
+	// column cache and the nearest-feature indexes); nil means Data when
+	// it scans (*bolt.Store), else such questions answer 500 internal.
+	Scanner DatasetScanner
+	// Columns and Reach are the caches of decoded datasets and of
+	// nearest-feature indexes questions read; nil makes new ones.
+	// Servers over one file (the API and the operator's) share them.
+	Columns *access.Columns
+	Reach   *access.Reach
+}
+
+// DatasetScanner reads a dataset's records and features in frame order;
+// *bolt.Store implements it.
+type DatasetScanner interface {
+	access.RecordScanner
+	access.FeatureScanner
 }
 
 // DefaultRequestTimeout is the per-request budget of the spec.
@@ -98,6 +119,8 @@ type Server struct {
 	ogc           OGC
 	metrics       Metrics
 	health        health
+	areas         *area.Places
+	scanner       DatasetScanner
 
 	// compute computes a question's answer from its plan: insight.Compute,
 	// replaced in tests to check what the handler gives it and does with
@@ -141,6 +164,22 @@ func New(cfg Config) *Server {
 		embeddings:    newEmbedCache(),
 		ogc:           cfg.OGC,
 		metrics:       cfg.Metrics,
+		areas:         cfg.Areas,
+	}
+	s.scanner = cfg.Scanner
+	if sc, ok := cfg.Data.(DatasetScanner); ok && s.scanner == nil {
+		s.scanner = sc
+	}
+	if s.areas == nil && s.scanner != nil {
+		s.areas = area.NewPlaces(s.scanner, 0)
+	}
+	// Servers over one file share the caches of decoded datasets and
+	// nearest-feature indexes.
+	if cfg.Columns != nil {
+		s.plans.cols = cfg.Columns
+	}
+	if cfg.Reach != nil {
+		s.plans.reach = cfg.Reach
 	}
 	s.health.cfg = cfg.Health
 	if s.places == nil {

@@ -22,6 +22,7 @@ type Index struct {
 	runs     []grid.Run
 	row0     int
 	rowStart []int32
+	runPos   []int32 // frames before each run: the position of its first cell
 
 	// Polygon grids: frames sorted by id; tree holds each frame's bounds
 	// with its position in these slices.
@@ -47,12 +48,14 @@ func NewLattice(runs []grid.Run) *Index {
 	ix.row0 = int(merged[0].Row)
 	nrows := int(merged[len(merged)-1].Row) - ix.row0 + 1
 	ix.rowStart = make([]int32, nrows+1)
+	ix.runPos = make([]int32, len(merged))
 	minCol, maxCol := merged[0].Col0, merged[0].Col1
 	k := 0
 	for i := 0; i < nrows; i++ {
 		ix.rowStart[i] = int32(k)
 		for k < len(merged) && int(merged[k].Row) == ix.row0+i {
 			r := merged[k]
+			ix.runPos[k] = int32(ix.n)
 			ix.n += r.Len()
 			minCol, maxCol = min(minCol, r.Col0), max(maxCol, r.Col1)
 			k++
@@ -218,6 +221,56 @@ func (ix *Index) Shape(id uint64) (grid.Shape, bool) {
 		return grid.Shape{}, false
 	}
 	return grid.LatticeShape(id), true
+}
+
+// Polygons reports whether the grid is of imported polygon frames rather
+// than lattice cells.
+func (ix *Index) Polygons() bool { return ix != nil && ix.polygons }
+
+// Pos returns the position of frame id among the grid's frames in
+// ascending id order (0 to Len()-1), if the grid has it: a dense key for
+// per-frame columns. O(log runs) or O(log frames); no allocation.
+func (ix *Index) Pos(id uint64) (int, bool) {
+	if ix == nil {
+		return 0, false
+	}
+	if ix.polygons {
+		return slices.BinarySearch(ix.ids, id)
+	}
+	row, col, ok := grid.RowCol(id)
+	if !ok {
+		return 0, false
+	}
+	rs := ix.rowRuns(row)
+	i := firstRunFrom(rs, col)
+	if i >= len(rs) || int(rs[i].Col0) > col {
+		return 0, false
+	}
+	k := int(ix.rowStart[row-ix.row0]) + i
+	return int(ix.runPos[k]) + col - int(rs[i].Col0), true
+}
+
+// IDAt returns the id of the frame at position pos (see Pos); pos must be
+// in [0, Len()).
+func (ix *Index) IDAt(pos int) uint64 {
+	if ix.polygons {
+		return ix.ids[pos]
+	}
+	k, found := slices.BinarySearch(ix.runPos, int32(pos))
+	if !found {
+		k--
+	}
+	r := ix.runs[k]
+	return grid.CellID(int(r.Row), int(r.Col0)+pos-int(ix.runPos[k]))
+}
+
+// ShapeAt returns the shape of the frame at position pos (see Pos); pos
+// must be in [0, Len()).
+func (ix *Index) ShapeAt(pos int) grid.Shape {
+	if ix.polygons {
+		return ix.shapeAt(pos)
+	}
+	return grid.LatticeShape(ix.IDAt(pos))
 }
 
 // Box calls fn for the frames touching the closed box b, in ascending id

@@ -541,3 +541,41 @@ func TestConcurrentQueries(t *testing.T) {
 		})
 	}
 }
+
+// TestIndex_Pos checks that Pos and IDAt are inverse and dense over both
+// kinds of grid.
+func TestIndex_Pos(t *testing.T) {
+	lattice := NewLattice([]grid.Run{{Row: 10, Col0: 5, Col1: 7}, {Row: 10, Col0: 20, Col1: 20}, {Row: 12, Col0: 0, Col1: 2}})
+	sq := func(id uint64, x float64) grid.Frame {
+		return grid.Frame{ID: id, Geom: grid.MultiPolygon{{{{x, 0}, {x + 1, 0}, {x + 1, 1}, {x, 1}, {x, 0}}}}}
+	}
+	polys := NewPolygons([]grid.Frame{sq(9, 2), sq(3, 0), sq(5, 1)})
+	for _, ix := range []*Index{lattice, polys} {
+		var prev uint64
+		for pos := 0; pos < ix.Len(); pos++ {
+			id := ix.IDAt(pos)
+			if pos > 0 && id <= prev {
+				t.Fatalf("IDAt(%d) = %d, not after %d", pos, id, prev)
+			}
+			prev = id
+			got, ok := ix.Pos(id)
+			if !ok || got != pos {
+				t.Fatalf("Pos(%d) = %d, %v; want %d", id, got, ok, pos)
+			}
+			if s := ix.ShapeAt(pos); s.ID != id {
+				t.Fatalf("ShapeAt(%d).ID = %d, want %d", pos, s.ID, id)
+			}
+		}
+	}
+	if lattice.Len() != 7 || polys.Len() != 3 {
+		t.Fatalf("Len = %d, %d", lattice.Len(), polys.Len())
+	}
+	for _, id := range []uint64{grid.CellID(10, 8), grid.CellID(11, 5), grid.CellID(10, 4), grid.MaxID + 1} {
+		if _, ok := lattice.Pos(id); ok {
+			t.Errorf("Pos(%d) found a frame the lattice does not hold", id)
+		}
+	}
+	if _, ok := polys.Pos(4); ok {
+		t.Error("Pos(4) found a frame the polygons do not hold")
+	}
+}
