@@ -163,22 +163,22 @@ func (s *Store) ReserveAnswer(orgID, keyID, requestID string, creditCost int64, 
 	}
 	now = now.Round(0).UTC()
 	var r Reservation
-	err := s.update(func(tx *bbolt.Tx) error {
+	err := s.commit(func(tx *bbolt.Tx) (func() error, error) {
 		r = Reservation{OrgID: orgID, KeyID: keyID, RequestID: requestID, Month: monthOf(now), Day: dayOf(now), Time: now}
 		o, err := s.getOrg(tx, orgID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		day, err := s.readCounter(tx, o.ID, answersCounter(r.Day))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if day.Count >= DailyCeiling {
-			return errorf(ErrNoAllowance, nil, "organisation %s has reached the daily ceiling of %s worded answers (UTC day %s)", o.ID, groupDigits(DailyCeiling), r.Day)
+			return nil, errorf(ErrNoAllowance, nil, "organisation %s has reached the daily ceiling of %s worded answers (UTC day %s)", o.ID, groupDigits(DailyCeiling), r.Day)
 		}
 		month, err := s.readCounter(tx, o.ID, answersCounter(r.Month))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		allowance := int64(PlanAllowance[o.Plan])
 		switch {
@@ -187,36 +187,37 @@ func (s *Store) ReserveAnswer(orgID, keyID, requestID string, creditCost int64, 
 		case o.Credits >= creditCost:
 			r.Source, r.Credits = SourceCredits, creditCost
 		default:
-			return errorf(ErrNoAllowance, nil, "organisation %s: the monthly allowance of %s worded answers and credits are spent (UTC month %s; %s left, a worded answer costs %s)",
+			return nil, errorf(ErrNoAllowance, nil, "organisation %s: the monthly allowance of %s worded answers and credits are spent (UTC month %s; %s left, a worded answer costs %s)",
 				o.ID, groupDigits(allowance), r.Month, creditsText(uint64(o.Credits)), creditsText(uint64(creditCost)))
 		}
-
-		pending, err := tx.CreateBucketIfNotExists(bucketPending)
-		if err != nil {
-			return err
-		}
-		if r.ID, err = pending.NextSequence(); err != nil {
-			return err
-		}
-		if r.Source == SourceCredits {
-			o.Credits -= r.Credits
-			e := LedgerEntry{
-				Time: now, Kind: LedgerAnswer, Credits: -r.Credits, Balance: o.Credits,
-				Note: noteAnswer, KeyID: keyID, RequestID: requestID,
-			}
-			if _, err := appendLedger(tx, o.ID, e); err != nil {
+		return func() error {
+			pending, err := tx.CreateBucketIfNotExists(bucketPending)
+			if err != nil {
 				return err
 			}
-			if err := putOrg(tx, o); err != nil {
+			if r.ID, err = pending.NextSequence(); err != nil {
 				return err
 			}
-		}
-		for _, period := range []string{r.Month, r.Day} {
-			if _, err := s.addCounter(tx, o.ID, answersCounter(period), 1, r.Credits); err != nil {
-				return err
+			if r.Source == SourceCredits {
+				o.Credits -= r.Credits
+				e := LedgerEntry{
+					Time: now, Kind: LedgerAnswer, Credits: -r.Credits, Balance: o.Credits,
+					Note: noteAnswer, KeyID: keyID, RequestID: requestID,
+				}
+				if _, err := appendLedger(tx, o.ID, e); err != nil {
+					return err
+				}
+				if err := putOrg(tx, o); err != nil {
+					return err
+				}
 			}
-		}
-		return putJSON(pending, reservationKey(r.ID), r)
+			for _, period := range []string{r.Month, r.Day} {
+				if _, err := s.addCounter(tx, o.ID, answersCounter(period), 1, r.Credits); err != nil {
+					return err
+				}
+			}
+			return putJSON(pending, reservationKey(r.ID), r)
+		}, nil
 	})
 	if err != nil {
 		return Reservation{}, err
@@ -262,12 +263,15 @@ func (s *Store) pendingReservation(tx *bbolt.Tx, r Reservation) (stored Reservat
 // file, or for another organisation); ErrInvalid for one without an id;
 // ErrCorrupt.
 func (s *Store) CommitAnswer(r Reservation) error {
-	return s.update(func(tx *bbolt.Tx) error {
+	return s.commit(func(tx *bbolt.Tx) (func() error, error) {
 		_, pending, err := s.pendingReservation(tx, r)
-		if err != nil || !pending {
-			return err
+		switch {
+		case err != nil:
+			return nil, err
+		case !pending:
+			return func() error { return nil }, nil
 		}
-		return tx.Bucket(bucketPending).Delete(reservationKey(r.ID))
+		return func() error { return tx.Bucket(bucketPending).Delete(reservationKey(r.ID)) }, nil
 	})
 }
 
@@ -287,59 +291,80 @@ func (s *Store) RefundAnswer(r Reservation, now time.Time) error {
 		now = s.clock()
 	}
 	now = now.Round(0).UTC()
-	return s.update(func(tx *bbolt.Tx) error {
+	return s.commit(func(tx *bbolt.Tx) (func() error, error) {
 		stored, pending, err := s.pendingReservation(tx, r)
 		switch {
 		case err != nil:
-			return err
+			return nil, err
 		case !pending:
-			return errorf(ErrNotFound, nil, "worded answer reservation %d was committed; it cannot be refunded", r.ID)
+			return nil, errorf(ErrNotFound, nil, "worded answer reservation %d was committed; it cannot be refunded", r.ID)
 		}
-		return s.refund(tx, stored, now)
+		return s.checkRefund(tx, stored, now)
 	})
 }
 
 // refund reverses the pending reservation r, as stored, inside tx.
 func (s *Store) refund(tx *bbolt.Tx, r Reservation, now time.Time) error {
-	o, err := s.getOrg(tx, r.OrgID)
+	write, err := s.checkRefund(tx, r, now)
 	if err != nil {
 		return err
 	}
+	return write()
+}
+
+// checkRefund checks that the pending reservation r, as stored, can be
+// reversed inside tx and returns the write that reverses it. Refusals:
+// ErrNotFound for its organisation; ErrCorrupt for a usage counter that
+// holds less than r added; ErrInvalid for a balance that would overflow.
+func (s *Store) checkRefund(tx *bbolt.Tx, r Reservation, now time.Time) (func() error, error) {
+	o, err := s.getOrg(tx, r.OrgID)
+	if err != nil {
+		return nil, err
+	}
 	for _, period := range []string{r.Month, r.Day} {
-		if _, err := s.addCounter(tx, o.ID, answersCounter(period), -1, -r.Credits); err != nil {
-			if errors.Is(err, ErrInvalid) {
-				// The counter holds less than the reservation added.
-				err = errorf(ErrCorrupt, err, "data file %q is corrupt: refunding worded answer %d: %v", s.path, r.ID, err)
-			}
-			return err
+		c, err := s.readCounter(tx, o.ID, answersCounter(period))
+		if err != nil {
+			return nil, err
+		}
+		if c.Count < 1 || c.Credits < r.Credits {
+			return nil, errorf(ErrCorrupt, nil, "data file %q is corrupt: refunding worded answer %d: usage counter %q of organisation %q holds %d, %d credits", s.path, r.ID, answersCounter(period), o.ID, c.Count, c.Credits)
 		}
 	}
 	if r.Source == SourceCredits {
 		balance, ok := addInt64(o.Credits, r.Credits)
 		if !ok {
-			return errorf(ErrInvalid, nil, "organisation %s has %s; refunding %d would pass the largest balance", o.ID, creditsText(uint64(o.Credits)), r.Credits)
+			return nil, errorf(ErrInvalid, nil, "organisation %s has %s; refunding %d would pass the largest balance", o.ID, creditsText(uint64(o.Credits)), r.Credits)
 		}
 		o.Credits = balance
-		e := LedgerEntry{
-			Time: now, Kind: LedgerRefund, Credits: r.Credits, Balance: o.Credits,
-			Note: noteRefund, KeyID: r.KeyID, RequestID: r.RequestID,
+	}
+	return func() error {
+		for _, period := range []string{r.Month, r.Day} {
+			if _, err := s.addCounter(tx, o.ID, answersCounter(period), -1, -r.Credits); err != nil {
+				return err
+			}
 		}
-		if _, err := appendLedger(tx, o.ID, e); err != nil {
+		if r.Source == SourceCredits {
+			e := LedgerEntry{
+				Time: now, Kind: LedgerRefund, Credits: r.Credits, Balance: o.Credits,
+				Note: noteRefund, KeyID: r.KeyID, RequestID: r.RequestID,
+			}
+			if _, err := appendLedger(tx, o.ID, e); err != nil {
+				return err
+			}
+			if err := putOrg(tx, o); err != nil {
+				return err
+			}
+		}
+		key := reservationKey(r.ID)
+		refunded, err := tx.CreateBucketIfNotExists(bucketRefunded)
+		if err != nil {
 			return err
 		}
-		if err := putOrg(tx, o); err != nil {
+		if err := refunded.Put(key, []byte(now.Format(time.RFC3339Nano))); err != nil {
 			return err
 		}
-	}
-	key := reservationKey(r.ID)
-	refunded, err := tx.CreateBucketIfNotExists(bucketRefunded)
-	if err != nil {
-		return err
-	}
-	if err := refunded.Put(key, []byte(now.Format(time.RFC3339Nano))); err != nil {
-		return err
-	}
-	return tx.Bucket(bucketPending).Delete(key)
+		return tx.Bucket(bucketPending).Delete(key)
+	}, nil
 }
 
 // RecoverPending refunds, in one transaction, every reservation that is

@@ -69,13 +69,13 @@ func (s *Store) Charge(orgID, keyID, requestID string, ds []DatasetPrice, now ti
 	now = now.Round(0).UTC()
 	month := monthOf(now)
 
-	err = s.update(func(tx *bbolt.Tx) error {
-		charged, leftOut = charged[:0], leftOut[:0] // a retried fn starts again
+	err = s.commit(func(tx *bbolt.Tx) (func() error, error) {
 		o, err := s.getOrg(tx, orgID)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		debited := false
+		var entries []LedgerEntry
+		var counted []DatasetPrice
 		for _, d := range sorted {
 			if d.Price > o.Credits {
 				leftOut = append(leftOut, d.ID)
@@ -83,24 +83,30 @@ func (s *Store) Charge(orgID, keyID, requestID string, ds []DatasetPrice, now ti
 			}
 			if d.Price > 0 {
 				o.Credits -= d.Price
-				debited = true
-				e := LedgerEntry{
+				entries = append(entries, LedgerEntry{
 					Time: now, Kind: LedgerCharge, Credits: -d.Price, Balance: o.Credits,
 					KeyID: keyID, Dataset: d.ID, RequestID: requestID,
-				}
+				})
+			}
+			counted = append(counted, d)
+			charged = append(charged, d.ID)
+		}
+		return func() error {
+			for _, e := range entries {
 				if _, err := appendLedger(tx, o.ID, e); err != nil {
 					return err
 				}
 			}
-			if _, err := s.addCounter(tx, o.ID, chargesCounter(month, d.ID), 1, d.Price); err != nil {
-				return err
+			for _, d := range counted {
+				if _, err := s.addCounter(tx, o.ID, chargesCounter(month, d.ID), 1, d.Price); err != nil {
+					return err
+				}
 			}
-			charged = append(charged, d.ID)
-		}
-		if !debited {
-			return nil
-		}
-		return putOrg(tx, o)
+			if len(entries) == 0 {
+				return nil
+			}
+			return putOrg(tx, o)
+		}, nil
 	})
 	if err != nil {
 		return nil, nil, err

@@ -145,6 +145,8 @@ type Store struct {
 	rand io.Reader
 
 	closeOnce sync.Once
+	// group is the group committer of the ledger (committer.go).
+	group committer
 }
 
 // Open opens (or, with Create, creates) the data file at path.
@@ -325,6 +327,7 @@ func (s *Store) Close() error {
 	}
 	var err error
 	s.closeOnce.Do(func() {
+		s.stopCommitter()
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if cerr := s.db.Close(); cerr != nil {
