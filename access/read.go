@@ -42,7 +42,7 @@ type Grid interface {
 const FeatureCap = 200
 
 // ReasonInsufficientCredits is the reason of a dataset left out because the
-// organisation's credits did not cover its per-query charge (contract §3).
+// organisation's credits did not cover its per-query charge (docs/contract.md §3).
 const ReasonInsufficientCredits = "insufficient_credits"
 
 // ErrStore marks a store answer that breaks the Store contract.

@@ -14,7 +14,7 @@ import (
 	bbolt "go.etcd.io/bbolt"
 )
 
-// Attribute types and aggregations (contract §7).
+// Attribute types and aggregations (docs/contract.md §7).
 const (
 	TypeNumber   = "number"
 	TypeCategory = "category"

@@ -38,7 +38,7 @@ const (
 	CapAskQuery    Capability = "ask.query"
 )
 
-// Presets are the capability sets a key can be minted with (contract §6).
+// Presets are the capability sets a key can be minted with (docs/contract.md §6).
 // Treat as read-only.
 var Presets = map[string][]Capability{
 	"locality": {CapFrameRead, CapFeatureRead},
@@ -46,7 +46,7 @@ var Presets = map[string][]Capability{
 	"full":     {CapFrameRead, CapFeatureRead, CapAskQuery},
 }
 
-// Key lifetimes (contract §6).
+// Key lifetimes (docs/contract.md §6).
 const (
 	DefaultTTL = 90 * 24 * time.Hour
 	MaxTTL     = 366 * 24 * time.Hour // a year, leap years included

@@ -26,7 +26,7 @@ type Org struct {
 	Credits int64 `json:"credits"`
 }
 
-// Plans an organisation can be on (contract §6).
+// Plans an organisation can be on (docs/contract.md §6).
 const (
 	PlanTrial = "trial"
 	PlanPro   = "pro"

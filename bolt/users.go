@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	pwpolicy "frameindex/password"
 	"io"
 	"log/slog"
 	"regexp"
@@ -248,6 +249,9 @@ func CheckPassword(password, name, email string) error {
 		return errorf(ErrInvalid, nil, "the password repeats one character: choose another")
 	case strings.EqualFold(password, name) || (email != "" && strings.EqualFold(password, email)):
 		return errorf(ErrInvalid, nil, "the password must not be your user name or e-mail address")
+	}
+	if why := pwpolicy.Weak(password); why != "" {
+		return errorf(ErrInvalid, nil, "the password is too easy to guess: %s; a few unrelated words make a good one", why)
 	}
 	return nil
 }

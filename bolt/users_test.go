@@ -168,6 +168,13 @@ func TestStore_ChangePassword(t *testing.T) {
 		{name: "e-mail", next: "olu@example.ng", wantErr: ErrInvalid, text: "user name or e-mail"},
 		{name: "one character", next: strings.Repeat("a", 20), wantErr: ErrInvalid, text: "repeats one character"},
 		{name: "too long", next: strings.Repeat("ab", 129), wantErr: ErrInvalid, text: "at most 256"},
+		// NIST SP 800-63B: not among the most common passwords, nor a
+		// sequence, nor one with digits added or repeated.
+		{name: "digits (the issue's)", next: "123456789012", wantErr: ErrInvalid, text: "too easy to guess"},
+		{name: "digits in sequence", next: "987654321098", wantErr: ErrInvalid, text: "sequence"},
+		{name: "a common password", next: "1qaz2wsx3edc", wantErr: ErrInvalid, text: "most common passwords"},
+		{name: "a common password with digits", next: "Sunshine2031!", wantErr: ErrInvalid, text: "digits or symbols added"},
+		{name: "a repeated password", next: "qwertyqwerty", wantErr: ErrInvalid, text: "repeats a shorter password"},
 		{name: "not UTF-8", next: "abcdefghijkl\xff", wantErr: ErrInvalid, text: "UTF-8"},
 	}
 	for _, tt := range tests {

@@ -46,7 +46,7 @@ ESRI shapefiles (.shp beside its .dbf and .prj, or a .zip) and GeoPackages
 and GeoPackages in UTM 31N-33N (WGS 84 or Minna) or the Nigeria belts are
 reprojected to WGS 84. "-" reads features or zones from standard input.
 A manifest (--manifest) describes the dataset and any number of inputs at
-once; see the README for its format.
+once; docs/data.md describes its format.
 
 Attributes (--attr, repeatable): name:type[:aggregation[:unit[:year[:label]]]]
 with type number, category or text and aggregation sum, mean or mode, e.g.

@@ -295,6 +295,7 @@ func TestServer_FirstSignInForcesNewPassword(t *testing.T) {
 	}{
 		{"confirmation differs", otp, "a brand new password", "a brand new passwort", http.StatusBadRequest, "differ"},
 		{"too short", otp, "short", "short", http.StatusBadRequest, "at least 12"},
+		{"too common", otp, "123456789012", "123456789012", http.StatusBadRequest, "too easy to guess: it is one of the most common passwords"},
 		{"wrong current", "nope", "a brand new password", "a brand new password", http.StatusBadRequest, "current password is wrong"},
 		{"ok", otp, "a brand new password", "a brand new password", http.StatusSeeOther, ""},
 	}

@@ -224,7 +224,7 @@ func buildAdmin(ctx context.Context, m *model) (bolt.Dataset, []bolt.FrameRecord
 			"a plain nearest-point (Voronoi) split inside the national grid; its state is that town's state and its local government area is named after the town. " +
 			"Wards split each area further, around seeds about 14 km apart (3.7 km in urban frames), numbered within the area. " +
 			"Against real state boundaries about 85% of frames get the right state. Importing real boundary polygons as zones with `frameindex import` " +
-			"(for example the state and LGA files in ../shared/data/nga) replaces this dataset.",
+			"(real state and LGA boundary files, as docs/data.md describes) replaces this dataset.",
 		Attributes: []bolt.Attribute{
 			{Name: "state", Label: "State", Type: bolt.TypeCategory, Aggregation: bolt.AggMode,
 				Aliases: []string{"state", "states", "state name"}},

@@ -43,7 +43,7 @@ func principalOf(w http.ResponseWriter, r *http.Request) (bolt.Key, bool) {
 }
 
 // requireKey wraps next with the checks that come before any parameter is
-// read, in the order of the contract (§6): a credential (401), the meter of
+// read, in the order of docs/contract.md §6: a credential (401), the meter of
 // invalid keys (429), the key's and organisation's buckets (429), then the
 // capability (403). The key is put in the request context for next.
 func (s *Server) requireKey(c bolt.Capability, next http.HandlerFunc) http.HandlerFunc {

@@ -28,7 +28,7 @@ var (
 	errNoPrincipal = errors.New("handlers: a call reading datasets ran without an authenticated key (route not behind requireKey)")
 )
 
-// handleFramesData answers GET /v1/frames/data?ids= (contract §3): for each
+// handleFramesData answers GET /v1/frames/data?ids= (docs/contract.md §3): for each
 // requested frame, in the order first requested and each once, its bbox
 // (absent for an id the grid does not hold) and what every dataset the key
 // may read records there, datasets in ascending id. Per-query datasets that
@@ -107,7 +107,7 @@ func requestIDOf(w http.ResponseWriter) string {
 	return w.Header().Get("X-Request-Id")
 }
 
-// parseDataQuery reads ids of GET /v1/frames/data (contract §3): required,
+// parseDataQuery reads ids of GET /v1/frames/data (docs/contract.md §3): required,
 // repeatable, 1 to maxIDs ids in all (duplicates counted), parsed as on GET
 // /v1/frames. It returns the ids in the order first requested, each once.
 // Other parameters (bbox and limit included) are ignored, as on every call.

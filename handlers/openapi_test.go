@@ -395,7 +395,7 @@ func TestOpenAPI_DataResponses(t *testing.T) {
 }
 
 func TestOpenAPI_RejectsWrongDataBodies(t *testing.T) {
-	// The data schemas must refuse these breaches of contract §3.
+	// The data schemas must refuse these breaches of docs/contract.md §3.
 	_, router := loadOpenAPI(t)
 	target := "/v1/frames/data?ids=" + frameB + "," + frameOut
 	tests := []struct {
