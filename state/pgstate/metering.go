@@ -12,9 +12,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Charge is bolt.Store.Charge: one transaction under the organisation's
-// row lock (SELECT … FOR UPDATE), so that charges on any number of nodes
-// run one after another against the balance the last one left.
+// Charge is bolt.Store.Charge. The charges of concurrent requests on this
+// node are applied together, in one transaction under their
+// organisations' row locks (SELECT … FOR UPDATE), so that charges on any
+// number of nodes run one after another against the balance the last one
+// left; Charge returns once its transaction has committed (committer.go).
 func (s *Store) Charge(orgID, keyID, requestID string, ds []bolt.DatasetPrice, now time.Time) (charged, leftOut []string, err error) {
 	if len(ds) == 0 {
 		return nil, nil, nil
@@ -23,38 +25,12 @@ func (s *Store) Charge(orgID, keyID, requestID string, ds []bolt.DatasetPrice, n
 	if err != nil {
 		return nil, nil, err
 	}
-	at := s.nowOr(now)
-	month := bolt.MonthOf(at)
-	err = s.tx(func(ctx context.Context, tx pgx.Tx) error {
-		charged, leftOut = charged[:0], leftOut[:0] // a retried fn starts again
-		o, err := lockOrg(ctx, tx, orgID)
-		if err != nil {
-			return err
-		}
-		var b pgx.Batch
-		for _, d := range sorted {
-			if d.Price > o.Credits {
-				leftOut = append(leftOut, d.ID)
-				continue
-			}
-			if d.Price > 0 {
-				o.Credits -= d.Price
-				e := bolt.LedgerEntry{
-					Time: at, Kind: bolt.LedgerCharge, Credits: -d.Price, Balance: o.Credits,
-					KeyID: keyID, Dataset: d.ID, RequestID: requestID,
-				}
-				o.appendLedger(&b, &e)
-			}
-			addCounter(&b, o.ID, bolt.ChargesCounter(month, d.ID), 1, d.Price)
-			charged = append(charged, d.ID)
-		}
-		o.save(&b)
-		return run(ctx, tx, &b)
-	})
-	if err != nil {
-		return nil, nil, err
+	r := &chargeReq{orgID: orgID, keyID: keyID, requestID: requestID, sorted: sorted, at: s.nowOr(now)}
+	s.commitCharge(r)
+	if r.err != nil {
+		return nil, nil, r.err
 	}
-	return nilIfEmpty(charged), nilIfEmpty(leftOut), nil
+	return nilIfEmpty(r.charged), nilIfEmpty(r.leftOut), nil
 }
 
 func nilIfEmpty(s []string) []string {

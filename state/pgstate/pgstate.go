@@ -56,6 +56,7 @@ type Store struct {
 	recoverAfter time.Duration
 	timeout      time.Duration
 	now          func() time.Time
+	charges      chargeCommitter // group commit of Charge (committer.go)
 }
 
 var _ state.Store = (*Store)(nil)
@@ -133,7 +134,10 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 }
 
 // Close releases the connections; calls after Close fail.
-func (s *Store) Close() { s.pool.Close() }
+func (s *Store) Close() {
+	s.stopChargeCommitter()
+	s.pool.Close()
+}
 
 // Where names the database: host, port and database, never the password.
 func (s *Store) Where() string { return s.where }
