@@ -9,10 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -416,4 +418,91 @@ func checkAfterKill(t *testing.T, path string, round int, out []string) (acked, 
 		t.Fatalf("recover after the check (%d): %v", n, err)
 	}
 	return acked, started
+}
+
+// medianMs reports the median and 99th percentile of took, in ms.
+func medianMs(b *testing.B, took []time.Duration) {
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkCommitter_ReserveAnswer is what wording adds to a question:
+// a reservation (a durable write through the committer), alone and with
+// 16 goroutines reserving at once; it reports the median and 99th
+// percentile of one reservation.
+func BenchmarkCommitter_ReserveAnswer(b *testing.B) {
+	for _, par := range []int{1, 16} {
+		b.Run(fmt.Sprintf("goroutines=%d", par), func(b *testing.B) {
+			s := MustOpenStore(b)
+			mustAddOrg(b, s, "acme", "pro", 1<<40)
+			var mu sync.Mutex
+			var took []time.Duration
+			var next atomic.Int64
+			b.SetParallelism(max(1, par/runtime.GOMAXPROCS(0)))
+			b.ResetTimer()
+			run := func(pb interface{ Next() bool }) {
+				var mine []time.Duration
+				for pb.Next() {
+					// 500 answers a UTC day, under the ceiling.
+					now := testNow.Add(time.Duration(next.Add(1)) * 24 * time.Hour / 500)
+					start := time.Now()
+					if _, err := s.ReserveAnswer("acme", "key_abc", "req", 1, now); err != nil {
+						b.Error(err)
+						return
+					}
+					mine = append(mine, time.Since(start))
+				}
+				mu.Lock()
+				took = append(took, mine...)
+				mu.Unlock()
+			}
+			if par == 1 {
+				run(&serial{b: b})
+			} else {
+				b.RunParallel(func(pb *testing.PB) { run(pb) })
+			}
+			b.StopTimer()
+			medianMs(b, took)
+		})
+	}
+}
+
+// serial is testing.PB for one goroutine.
+type serial struct {
+	b *testing.B
+	i int
+}
+
+func (p *serial) Next() bool { p.i++; return p.i <= p.b.N }
+
+// BenchmarkCommitter_Charge is a per-query charge alone and with 16
+// goroutines charging at once (a busy server's charged data calls).
+func BenchmarkCommitter_Charge(b *testing.B) {
+	for _, par := range []int{1, 16} {
+		b.Run(fmt.Sprintf("goroutines=%d", par), func(b *testing.B) {
+			s := MustOpenStore(b)
+			mustAddOrg(b, s, "acme", "pro", 1<<40)
+			ds := []DatasetPrice{{"nightlights", 1}}
+			var next atomic.Int64
+			charge := func() {
+				if c, _, err := s.Charge("acme", "key_abc", fmt.Sprint("req-", next.Add(1)), ds, testNow); err != nil || len(c) != 1 {
+					b.Error(c, err)
+				}
+			}
+			b.ResetTimer()
+			if par == 1 {
+				for range b.N {
+					charge()
+				}
+				return
+			}
+			b.SetParallelism(par / runtime.GOMAXPROCS(0))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					charge()
+				}
+			})
+		})
+	}
 }
