@@ -5,10 +5,13 @@
 // The convention. A shell block is runnable when the line before its
 // opening fence is
 //
-//	<!-- runnable -->            run while the demo serves
-//	<!-- runnable: stopped -->   run after the demo has stopped (standard
-//	                             input imports, anything that needs the file
-//	                             to itself)
+//	<!-- runnable -->                 run while the demo serves
+//	<!-- runnable: stopped -->        run after the demo has stopped (standard
+//	                                  input imports, anything that needs the
+//	                                  file to itself)
+//	<!-- runnable: needs T1 T2 -->    run while the demo serves when the
+//	                                  tools T1, T2 are installed (GDAL's);
+//	                                  skipped, and logged, when one is not
 //
 // and the fence is ```sh. The test runs the runnable blocks of README.md and
 // then of docs/*.md (in name order), each block in its own bash with
@@ -33,8 +36,10 @@
 //     the computed ones.
 //
 // Blocks run in order and may use files earlier blocks of the same run
-// wrote. A block that needs something else (GDAL's tools, PostgreSQL,
-// Redis, systemd, root, a second node) is left unmarked. Each block has
+// wrote. The demo keeps its default rate limits, so the blocks together
+// stay within a key's burst of 120 requests, as a reader's would. A block
+// that needs something else (PostgreSQL, Redis, systemd, root, a second
+// node) is left unmarked. Each block has
 // 60 s; a marked block that fails fails the test with its output.
 package docs
 
@@ -58,15 +63,16 @@ import (
 
 // block is a runnable shell block of a Markdown file.
 type block struct {
-	file    string // path relative to the repository root
-	line    int    // line of the opening fence
-	stopped bool   // run after the server stopped
+	file    string   // path relative to the repository root
+	line    int      // line of the opening fence
+	stopped bool     // run after the server stopped
+	needs   []string // tools the block needs
 	text    string
 }
 
 func (b block) name() string { return fmt.Sprintf("%s:%d", b.file, b.line) }
 
-var markerRe = regexp.MustCompile(`^<!--\s*runnable(?::\s*(\S+))?\s*-->\s*$`)
+var markerRe = regexp.MustCompile(`^<!--\s*runnable(?::\s*(\S+)((?:\s+[\w.-]+)*))?\s*-->\s*$`)
 
 // runnableBlocks returns the marked blocks of the Markdown file at root/file.
 // A marker not followed by a ```sh block, or with an unknown mode, is an
@@ -83,13 +89,17 @@ func runnableBlocks(root, file string) ([]block, error) {
 		if m == nil {
 			continue
 		}
-		if m[1] != "" && m[1] != "stopped" {
-			return nil, fmt.Errorf("%s:%d: unknown runnable mode %q (only \"stopped\")", file, i+1, m[1])
+		needs := strings.Fields(m[2])
+		switch {
+		case m[1] == "" || m[1] == "stopped" && len(needs) == 0:
+		case m[1] == "needs" && len(needs) > 0:
+		default:
+			return nil, fmt.Errorf("%s:%d: unknown runnable mode %q (\"stopped\", or \"needs\" and the tools)", file, i+1, strings.TrimSpace(m[1]+m[2]))
 		}
 		if i+1 >= len(lines) || strings.TrimSpace(lines[i+1]) != "```sh" {
 			return nil, fmt.Errorf("%s:%d: a runnable marker must be followed by a ```sh block", file, i+1)
 		}
-		b := block{file: file, line: i + 2, stopped: m[1] == "stopped"}
+		b := block{file: file, line: i + 2, stopped: m[1] == "stopped", needs: needs}
 		var body []string
 		j := i + 2
 		for ; j < len(lines) && strings.TrimSpace(lines[j]) != "```"; j++ {
@@ -123,7 +133,8 @@ func docFiles(t *testing.T, root string) []string {
 
 func TestRunnableBlocks_Markers(t *testing.T) {
 	dir := t.TempDir()
-	doc := "# x\n\n<!-- runnable -->\n```sh\necho a\n```\n\n<!-- runnable: stopped -->\n```sh\necho b\necho c\n```\n\n```sh\nnot marked\n```\n"
+	doc := "# x\n\n<!-- runnable -->\n```sh\necho a\n```\n\n<!-- runnable: stopped -->\n```sh\necho b\necho c\n```\n\n```sh\nnot marked\n```\n" +
+		"<!-- runnable: needs ogrinfo ogr2ogr -->\n```sh\nogrinfo\n```\n"
 	os.WriteFile(filepath.Join(dir, "a.md"), []byte(doc), 0o644)
 	got, err := runnableBlocks(dir, "a.md")
 	if err != nil {
@@ -132,6 +143,7 @@ func TestRunnableBlocks_Markers(t *testing.T) {
 	want := []block{
 		{file: "a.md", line: 4, text: "echo a\n"},
 		{file: "a.md", line: 9, stopped: true, text: "echo b\necho c\n"},
+		{file: "a.md", line: 18, needs: []string{"ogrinfo", "ogr2ogr"}, text: "ogrinfo\n"},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("got %+v\nwant %+v", got, want)
@@ -140,7 +152,9 @@ func TestRunnableBlocks_Markers(t *testing.T) {
 		"<!-- runnable -->\n\n```sh\necho\n```\n",      // not right before the fence
 		"<!-- runnable -->\n```bat\necho\n```\n",       // not a shell block
 		"<!-- runnable: later -->\n```sh\necho\n```\n", // unknown mode
-		"<!-- runnable -->\n```sh\necho\n",             // never closed
+		"<!-- runnable: needs -->\n```sh\necho\n```\n", // needs nothing named
+		"<!-- runnable: stopped bash -->\n```sh\necho\n```\n",
+		"<!-- runnable -->\n```sh\necho\n", // never closed
 	} {
 		os.WriteFile(filepath.Join(dir, "b.md"), []byte(bad), 0o644)
 		if _, err := runnableBlocks(dir, "b.md"); err == nil {
@@ -393,6 +407,12 @@ func TestDocs_RunnableBlocks(t *testing.T) {
 	env = append(env, "KEY="+r.key)
 
 	run := func(b block) {
+		for _, tool := range b.needs {
+			if _, err := exec.LookPath(tool); err != nil {
+				t.Logf("%s: skipped: %s is not installed", b.name(), tool)
+				return
+			}
+		}
 		if out, err := runBlock(b, work, env, r.addr); err != nil {
 			t.Errorf("%s: %v\n--- block ---\n%s--- output ---\n%s", b.name(), err, b.text, out)
 		}
@@ -411,6 +431,64 @@ func TestDocs_RunnableBlocks(t *testing.T) {
 	for _, b := range blocks {
 		if b.stopped {
 			run(b)
+		}
+	}
+}
+
+// TestContract_ImportDiagram checks the diagram of docs/contract.md §9
+// against `go list`: every package imports only packages on lower lines,
+// and every package of the program is on a line (test helpers, tools and
+// the tests' own packages aside).
+func TestContract_ImportDiagram(t *testing.T) {
+	text, err := os.ReadFile("contract.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(text), "(`go list -deps` shows it; no cycle is possible):\n\n```\n")
+	diagram, _, ok2 := strings.Cut(after, "```")
+	if !ok || !ok2 {
+		t.Fatal("contract.md §9 has no import diagram after \"no cycle is possible\"")
+	}
+	level := map[string]int{}
+	for i, line := range strings.Split(strings.TrimSpace(diagram), "\n") {
+		line, _, _ = strings.Cut(line, "   wires")
+		for _, p := range strings.Fields(line) {
+			level[p] = i
+		}
+	}
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const mod = "frameindex"
+	for _, row := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(row)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(f[0], mod), "/")
+		if pkg == "" {
+			pkg = "main"
+		}
+		at, listed := level[pkg]
+		if !listed {
+			last := pkg[strings.LastIndex(pkg, "/")+1:]
+			if pkg == "e2e" || pkg == "docs" || strings.HasPrefix(pkg, "scripts/") ||
+				strings.HasPrefix(pkg, "internal/") || strings.Contains(last, "test") {
+				continue
+			}
+			t.Errorf("package %s is not in the import diagram of docs/contract.md §9", pkg)
+			continue
+		}
+		for _, imp := range f[1:] {
+			if !strings.HasPrefix(imp, mod+"/") {
+				continue
+			}
+			imp = strings.TrimPrefix(imp, mod+"/")
+			if l, ok := level[imp]; !ok {
+				t.Errorf("%s imports %s, which the diagram of docs/contract.md §9 does not show", pkg, imp)
+			} else if l <= at {
+				t.Errorf("%s imports %s, on its own line or above it in docs/contract.md §9: move one of them or change the import", pkg, imp)
+			}
 		}
 	}
 }
