@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // Actor is who runs an operation, as the audit log records it.
@@ -69,7 +70,7 @@ func (o *Ops) auditOp(ctx context.Context, op string, args json.RawMessage, res 
 		return
 	}
 	a := actorOf(ctx)
-	e := bolt.AuditEntry{Actor: a.User, Org: a.Org, Action: op, Addr: a.Addr, Time: o.now()}
+	e := state.AuditEntry{Actor: a.User, Org: a.Org, Action: op, Addr: a.Addr, Time: o.now()}
 	var m map[string]json.RawMessage
 	_ = json.Unmarshal(args, &m)
 	str := func(name string) string {
@@ -129,19 +130,19 @@ func (o *Ops) auditOp(ctx context.Context, op string, args json.RawMessage, res 
 func outcome(err error) (string, string) {
 	switch {
 	case err == nil:
-		return bolt.AuditOK, ""
-	case errors.Is(err, bolt.ErrInvalid), errors.Is(err, bolt.ErrNotFound), errors.Is(err, bolt.ErrExists),
-		errors.Is(err, bolt.ErrBadSignIn), errors.Is(err, bolt.ErrNoGrid):
-		return bolt.AuditRefused, err.Error()
+		return state.AuditOK, ""
+	case errors.Is(err, state.ErrInvalid), errors.Is(err, state.ErrNotFound), errors.Is(err, state.ErrExists),
+		errors.Is(err, state.ErrBadSignIn), errors.Is(err, bolt.ErrNoGrid):
+		return state.AuditRefused, err.Error()
 	}
-	return bolt.AuditFailed, err.Error()
+	return state.AuditFailed, err.Error()
 }
 
 // Record appends e to the audit log, taking the actor, organisation and
 // address from ctx (WithActor) where e leaves them empty. The web
 // application records sign-ins and refusals this way. A failure is logged
 // to slog's default logger, not returned: what was audited has happened.
-func (o *Ops) Record(ctx context.Context, e bolt.AuditEntry) {
+func (o *Ops) Record(ctx context.Context, e state.AuditEntry) {
 	a := actorOf(ctx)
 	if e.Actor == "" {
 		e.Actor = a.User

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"frameindex/bolt"
 	"frameindex/ingest"
+	"frameindex/state"
 )
 
 // Dataset and licence operation names.
@@ -69,15 +69,15 @@ type LicenceList struct {
 // how many rows or features "outside": "skip" left out. It encodes as one
 // flat JSON object.
 type DatasetView struct {
-	bolt.Dataset
+	state.Dataset
 	Skipped int `json:"skipped,omitempty"`
 }
 
 // DatasetDetail is the result of DatasetShow: the dataset and the licences
 // granted on it (never nil).
 type DatasetDetail struct {
-	bolt.Dataset
-	Licences []bolt.Licence `json:"licences"`
+	state.Dataset
+	Licences []state.Licence `json:"licences"`
 }
 
 // doDataset runs the dataset and licence operations; ok is false for an
@@ -100,7 +100,7 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 			return nil, true, err
 		}
 		if ds == nil {
-			ds = []bolt.Dataset{}
+			ds = []state.Dataset{}
 		}
 		if err := o.sharedPrices(ds); err != nil {
 			return nil, true, err
@@ -115,7 +115,7 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 		if err != nil {
 			return nil, true, err
 		}
-		one := []bolt.Dataset{d}
+		one := []state.Dataset{d}
 		if err := o.sharedPrices(one); err != nil {
 			return nil, true, err
 		}
@@ -124,7 +124,7 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 		if err != nil {
 			return nil, true, err
 		}
-		ls := []bolt.Licence{}
+		ls := []state.Licence{}
 		for _, l := range all {
 			if l.Dataset == d.ID {
 				ls = append(ls, l)
@@ -137,7 +137,7 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 			return nil, true, err
 		}
 		if a.Credits < 0 {
-			return nil, true, fmt.Errorf("%w: price of dataset %q: %d credits is negative", bolt.ErrInvalid, a.ID, a.Credits)
+			return nil, true, fmt.Errorf("%w: price of dataset %q: %d credits is negative", state.ErrInvalid, a.ID, a.Credits)
 		}
 		if err := o.inCatalogue(a.ID); err != nil {
 			return nil, true, err
@@ -167,9 +167,9 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 		if err := decodeArgs(args, &a); err != nil {
 			return nil, true, err
 		}
-		if a.Mode != bolt.LicenceSubscription && a.Mode != bolt.LicencePerQuery {
-			return nil, true, fmt.Errorf("%w: licence mode %q: want %s or %s", bolt.ErrInvalid, a.Mode,
-				bolt.LicenceSubscription, bolt.LicencePerQuery)
+		if a.Mode != state.LicenceSubscription && a.Mode != state.LicencePerQuery {
+			return nil, true, fmt.Errorf("%w: licence mode %q: want %s or %s", state.ErrInvalid, a.Mode,
+				state.LicenceSubscription, state.LicencePerQuery)
 		}
 		if err := o.inCatalogue(a.Dataset); err != nil {
 			return nil, true, err
@@ -189,7 +189,7 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 		if err != nil {
 			return nil, true, err
 		}
-		var found bolt.Licence
+		var found state.Licence
 		for _, l := range ls {
 			if l.OrgID == a.OrgID && l.Dataset == a.Dataset {
 				found = l
@@ -199,7 +199,7 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 			return nil, true, err
 		}
 		if found.OrgID == "" {
-			found = bolt.Licence{OrgID: a.OrgID, Dataset: a.Dataset}
+			found = state.Licence{OrgID: a.OrgID, Dataset: a.Dataset}
 		}
 		o.changed(ChangeDatasets)
 		return found, true, nil
@@ -213,7 +213,7 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 			return nil, true, err
 		}
 		if ls == nil {
-			ls = []bolt.Licence{}
+			ls = []state.Licence{}
 		}
 		return ls, true, nil
 	}
@@ -222,7 +222,7 @@ func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (r
 
 // inCatalogue checks, when the shared state is kept apart from the data
 // file, that dataset id is one of this node's: the state's own check may
-// see datasets of other nodes, or none. Errors: bolt.ErrNotFound naming
+// see datasets of other nodes, or none. Errors: state.ErrNotFound naming
 // the dataset; errNoCatalogue without a data file.
 func (o *Ops) inCatalogue(id string) error {
 	if !o.shared() {
@@ -241,7 +241,7 @@ func (o *Ops) inCatalogue(id string) error {
 // state holds (the data file's copy is not updated by a price set there).
 // The state has no price lookup of its own: Readable of a key of the
 // owner, narrowed to the datasets, returns them as the state prices them.
-func (o *Ops) sharedPrices(ds []bolt.Dataset) error {
+func (o *Ops) sharedPrices(ds []state.Dataset) error {
 	if !o.shared() || len(ds) == 0 {
 		return nil
 	}
@@ -251,7 +251,7 @@ func (o *Ops) sharedPrices(ds []bolt.Dataset) error {
 	}
 	price := map[string]int64{}
 	for owner, ids := range byOwner {
-		acc, err := o.State.Readable(bolt.Key{OrgID: owner, Datasets: ids})
+		acc, err := o.State.Readable(state.Key{OrgID: owner, Datasets: ids})
 		if err != nil {
 			return err
 		}
@@ -274,9 +274,9 @@ func (o *Ops) sharedPrices(ds []bolt.Dataset) error {
 // read, features sorted in bounded memory) and switches the dataset to it
 // atomically. Reading is reported through o.Progress.
 //
-// Errors wrap bolt.ErrInvalid for bad input and name the file and the line
+// Errors wrap state.ErrInvalid for bad input and name the file and the line
 // (CSV, counted from 1, the header being line 1), the feature (counted
-// from 0) or the raster's strip or tile, with the reason; bolt.ErrNotFound
+// from 0) or the raster's strip or tile, with the reason; state.ErrNotFound
 // when the owner does not exist; bolt.ErrNoGrid when the file holds no
 // grid; ctx's error when ctx ends. Safe for concurrent use (imports of one
 // file run one after another).

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // Marketplace operation names.
@@ -60,8 +60,8 @@ type LicenceAcquire struct {
 // Acquired is the result of LicenceAcquire: the licence and, for a
 // subscription with a price, the ledger entry that debited it.
 type Acquired struct {
-	Licence bolt.Licence      `json:"licence"`
-	Debit   *bolt.LedgerEntry `json:"debit,omitempty"`
+	Licence state.Licence      `json:"licence"`
+	Debit   *state.LedgerEntry `json:"debit,omitempty"`
 }
 
 // ownedBy checks that org (when set) owns dataset id, one of this node's
@@ -77,7 +77,7 @@ func (o *Ops) ownedBy(id, org string) error {
 	}
 	if org != "" && d.Owner != org {
 		// Another organisation's dataset is not named as existing.
-		return fmt.Errorf("%w: organisation %s has no dataset %q", bolt.ErrNotFound, org, id)
+		return fmt.Errorf("%w: organisation %s has no dataset %q", state.ErrNotFound, org, id)
 	}
 	return nil
 }
@@ -93,7 +93,7 @@ func (o *Ops) doMarket(_ context.Context, op string, args json.RawMessage) (any,
 		if err := o.ownedBy(a.ID, a.Org); err != nil {
 			return nil, err
 		}
-		off, err := o.state().SetOffer(bolt.Offer{Dataset: a.ID, Mode: a.Mode, Price: a.Credits, LicenceText: a.LicenceText}, o.now())
+		off, err := o.state().SetOffer(state.Offer{Dataset: a.ID, Mode: a.Mode, Price: a.Credits, LicenceText: a.LicenceText}, o.now())
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +111,7 @@ func (o *Ops) doMarket(_ context.Context, op string, args json.RawMessage) (any,
 			return nil, err
 		}
 		o.changed(ChangeDatasets)
-		return bolt.Offer{Dataset: a.ID, Mode: bolt.OfferPrivate}, nil
+		return state.Offer{Dataset: a.ID, Mode: state.OfferPrivate}, nil
 	case OpMarketList:
 		var a MarketList
 		if err := decodeArgs(args, &a); err != nil {
@@ -121,7 +121,7 @@ func (o *Ops) doMarket(_ context.Context, op string, args json.RawMessage) (any,
 		if err != nil {
 			return nil, err
 		}
-		out := []bolt.Listing{}
+		out := []state.Listing{}
 		for _, l := range all {
 			if a.Exclude == "" || l.Info.Owner != a.Exclude {
 				out = append(out, l)
@@ -143,5 +143,5 @@ func (o *Ops) doMarket(_ context.Context, op string, args json.RawMessage) (any,
 		o.changed(ChangeDatasets)
 		return Acquired{Licence: l, Debit: e}, nil
 	}
-	return nil, fmt.Errorf("%w: unknown operation %q", bolt.ErrInvalid, op)
+	return nil, fmt.Errorf("%w: unknown operation %q", state.ErrInvalid, op)
 }

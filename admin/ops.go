@@ -59,7 +59,7 @@ type Ops struct {
 	// sessions, and the file itself (backup, check, compact). It is also
 	// the catalogue that licensing checks datasets against; nil is allowed
 	// only when State is set and no operation run needs datasets or the
-	// file (such an operation then fails with bolt.ErrInvalid saying so).
+	// file (such an operation then fails with state.ErrInvalid saying so).
 	Store *bolt.Store
 	// State is what every node of a deployment shares: organisations,
 	// keys, licences, prices, offers, credits, usage and the audit log.
@@ -139,15 +139,15 @@ type GridImport struct {
 
 // KeyView is what commands show of a key: never the secret, nor its digest.
 type KeyView struct {
-	ID       string            `json:"id"`
-	OrgID    string            `json:"org"`
-	Name     string            `json:"name,omitempty"`
-	Preset   string            `json:"preset"`
-	Caps     []bolt.Capability `json:"capabilities"`
-	Datasets []string          `json:"datasets,omitempty"`
-	Created  time.Time         `json:"created"`
-	Expires  time.Time         `json:"expires"`
-	Revoked  *time.Time        `json:"revoked,omitempty"`
+	ID       string             `json:"id"`
+	OrgID    string             `json:"org"`
+	Name     string             `json:"name,omitempty"`
+	Preset   string             `json:"preset"`
+	Caps     []state.Capability `json:"capabilities"`
+	Datasets []string           `json:"datasets,omitempty"`
+	Created  time.Time          `json:"created"`
+	Expires  time.Time          `json:"expires"`
+	Revoked  *time.Time         `json:"revoked,omitempty"`
 }
 
 // Minted is the result of KeyMint: the key and its secret, shown this once.
@@ -161,16 +161,16 @@ type Minted struct {
 // oldest first. The balance and the ledger are read together, so the
 // balance is the one the last entry shows.
 type OrgDetail struct {
-	bolt.Org
-	Allowance int                `json:"allowance"`
-	Ledger    []bolt.LedgerEntry `json:"ledger"` // never nil: [] when there are none
+	state.Org
+	Allowance int                 `json:"allowance"`
+	Ledger    []state.LedgerEntry `json:"ledger"` // never nil: [] when there are none
 }
 
 // Credited is the result of OrgCredits: the organisation with its new
 // balance and the ledger entry that records the change.
 type Credited struct {
-	Org   bolt.Org         `json:"org"`
-	Entry bolt.LedgerEntry `json:"entry"`
+	Org   state.Org         `json:"org"`
+	Entry state.LedgerEntry `json:"entry"`
 }
 
 // GridView is what commands show of the stored grid.
@@ -182,7 +182,7 @@ type GridView struct {
 	BuiltAt time.Time     `json:"builtAt"`
 }
 
-func viewKey(k bolt.Key) KeyView {
+func viewKey(k state.Key) KeyView {
 	v := KeyView{ID: k.ID, OrgID: k.OrgID, Name: k.Name, Preset: k.Preset, Caps: k.Caps,
 		Datasets: k.Datasets, Created: k.Created, Expires: k.Expires}
 	if !k.Revoked.IsZero() {
@@ -221,7 +221,7 @@ func (o *Ops) shared() bool {
 
 // errNoCatalogue is the error of an operation that needs the node's data
 // file (its datasets above all) when Ops has none.
-var errNoCatalogue = fmt.Errorf("%w: this operation needs the node's data file and its datasets: give the data file (--data)", bolt.ErrInvalid)
+var errNoCatalogue = fmt.Errorf("%w: this operation needs the node's data file and its datasets: give the data file (--data)", state.ErrInvalid)
 
 // stateOnly are the operations that touch nothing but the shared state:
 // they run without a data file. Every other one needs Store.
@@ -250,9 +250,9 @@ func (o *Ops) changed(c Change) {
 }
 
 // Do runs the operation op with JSON arguments args and returns its result,
-// ready to encode as JSON. Errors wrap the bolt sentinels (bolt.ErrNotFound,
-// bolt.ErrExists, bolt.ErrInvalid, ...) or describe bad input; an
-// operation that needs the data file fails with bolt.ErrInvalid when Store
+// ready to encode as JSON. Errors wrap the bolt sentinels (state.ErrNotFound,
+// state.ErrExists, state.ErrInvalid, ...) or describe bad input; an
+// operation that needs the data file fails with state.ErrInvalid when Store
 // is nil (see StateOnly). Operations that change something are recorded in
 // the audit log (of State), under the actor of ctx (WithActor; the
 // operator otherwise).
@@ -274,7 +274,7 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any,
 		if err := decodeArgs(args, &a); err != nil {
 			return nil, err
 		}
-		return o.state().AddOrg(bolt.Org{ID: a.ID, Name: a.Name, Plan: a.Plan, Created: o.now()})
+		return o.state().AddOrg(state.Org{ID: a.ID, Name: a.Name, Plan: a.Plan, Created: o.now()})
 	case OpOrgList:
 		return o.state().Orgs()
 	case OpOrgShow:
@@ -287,9 +287,9 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any,
 			return nil, err
 		}
 		if ledger == nil {
-			ledger = []bolt.LedgerEntry{}
+			ledger = []state.LedgerEntry{}
 		}
-		return OrgDetail{Org: org, Allowance: bolt.PlanAllowance[org.Plan], Ledger: ledger}, nil
+		return OrgDetail{Org: org, Allowance: state.PlanAllowance[org.Plan], Ledger: ledger}, nil
 	case OpOrgPlan:
 		var a OrgPlan
 		if err := decodeArgs(args, &a); err != nil {
@@ -325,13 +325,13 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any,
 		}
 		var ttl time.Duration
 		if a.TTL != "" {
-			d, err := bolt.ParseTTL(a.TTL)
+			d, err := state.ParseTTL(a.TTL)
 			if err != nil {
 				return nil, err
 			}
 			ttl = d
 		}
-		k, secret, err := o.state().MintKey(bolt.MintRequest{OrgID: a.OrgID, Preset: a.Preset, Name: a.Name,
+		k, secret, err := o.state().MintKey(state.MintRequest{OrgID: a.OrgID, Preset: a.Preset, Name: a.Name,
 			Datasets: a.Datasets, TTL: ttl, Now: o.now()})
 		if err != nil {
 			return nil, err
@@ -411,7 +411,7 @@ func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any,
 	case OpUserAdd, OpUserList, OpUserRemove, OpUserReset, OpUserRole, OpUserPassword, OpAuditList:
 		return o.doUser(ctx, op, args)
 	}
-	return nil, fmt.Errorf("%w: unknown operation %q", bolt.ErrInvalid, op)
+	return nil, fmt.Errorf("%w: unknown operation %q", state.ErrInvalid, op)
 }
 
 func decodeArgs(args json.RawMessage, v any) error {
@@ -421,7 +421,7 @@ func decodeArgs(args json.RawMessage, v any) error {
 	dec := json.NewDecoder(strings.NewReader(string(args)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: arguments: %v", bolt.ErrInvalid, err)
+		return fmt.Errorf("%w: arguments: %v", state.ErrInvalid, err)
 	}
 	return nil
 }
@@ -510,10 +510,10 @@ func (o *Ops) BuildGrid(ctx context.Context, r io.Reader, source string) (bolt.G
 		return nil
 	})
 	if err != nil {
-		return bolt.GridInfo{}, fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+		return bolt.GridInfo{}, fmt.Errorf("%w: %v", state.ErrInvalid, err)
 	}
 	if polygons == 0 {
-		return bolt.GridInfo{}, fmt.Errorf("%w: no Polygon or MultiPolygon found", bolt.ErrInvalid)
+		return bolt.GridInfo{}, fmt.Errorf("%w: no Polygon or MultiPolygon found", state.ErrInvalid)
 	}
 	info, err := o.Store.PutLattice(runs, source)
 	if err == nil {
@@ -556,10 +556,10 @@ func (o *Ops) importGrid(ctx context.Context, path string) (bolt.GridInfo, error
 		return nil
 	})
 	if err != nil {
-		return bolt.GridInfo{}, fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, path, err)
+		return bolt.GridInfo{}, fmt.Errorf("%w: %s: %v", state.ErrInvalid, path, err)
 	}
 	if len(frames) == 0 {
-		return bolt.GridInfo{}, fmt.Errorf("%w: %s holds no frames", bolt.ErrInvalid, path)
+		return bolt.GridInfo{}, fmt.Errorf("%w: %s holds no frames", state.ErrInvalid, path)
 	}
 	sort.Slice(frames, func(i, j int) bool { return frames[i].ID < frames[j].ID })
 	if runs, ok := grid.DetectLattice(frames); ok {
@@ -590,11 +590,11 @@ var errorKinds = []struct {
 	kind string
 	err  error
 }{
-	{"not_found", bolt.ErrNotFound},
-	{"exists", bolt.ErrExists},
-	{"invalid", bolt.ErrInvalid},
+	{"not_found", state.ErrNotFound},
+	{"exists", state.ErrExists},
+	{"invalid", state.ErrInvalid},
 	{"no_grid", bolt.ErrNoGrid},
-	{"corrupt", bolt.ErrCorrupt},
+	{"corrupt", state.ErrCorrupt},
 }
 
 func kindError(kind string) error {

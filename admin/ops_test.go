@@ -18,6 +18,7 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/index"
+	"frameindex/state"
 )
 
 var ngaDir = filepath.Join("..", "..", "shared", "data", "nga")
@@ -170,7 +171,7 @@ func TestOps_ImportRealStatesWithoutIDsIsRefused(t *testing.T) {
 	path := ngaFile(t, "nga_states.geojson")
 	s, _ := openStore(t)
 	_, err := (&Ops{Store: s}).Do(context.Background(), OpGridImport, mustJSON(t, GridImport{Path: path}))
-	if !errors.Is(err, bolt.ErrInvalid) {
+	if !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("import of features without numeric ids: %v", err)
 	}
 	if _, err := s.GridInfo(); !errors.Is(err, bolt.ErrNoGrid) {
@@ -207,7 +208,7 @@ func TestSocket_RoundTrip(t *testing.T) {
 	go func() { done <- Serve(ctx, l, ops, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	var o bolt.Org
+	var o state.Org
 	if err := Call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, &o); err != nil || o.ID != "acme" || o.Plan != "trial" {
 		t.Fatalf("org.add: %+v %v", o, err)
 	}
@@ -226,14 +227,14 @@ func TestSocket_RoundTrip(t *testing.T) {
 		t.Fatalf("key.list: %+v %v", keys, err)
 	}
 	err = Call(ctx, path, OpKeyMint, KeyMint{OrgID: "nope", Preset: "full"}, nil)
-	if !errors.Is(err, bolt.ErrNotFound) {
+	if !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("mint for a missing org: %v (want not found)", err)
 	}
 	err = Call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, nil)
-	if !errors.Is(err, bolt.ErrExists) {
+	if !errors.Is(err, state.ErrExists) {
 		t.Fatalf("duplicate org: %v", err)
 	}
-	if err := Call(ctx, path, "drop.everything", struct{}{}, nil); !errors.Is(err, bolt.ErrInvalid) {
+	if err := Call(ctx, path, "drop.everything", struct{}{}, nil); !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("unknown op: %v", err)
 	}
 	if err := Call(ctx, path+".other", OpOrgList, struct{}{}, nil); !errors.Is(err, ErrNoServer) {
@@ -273,48 +274,48 @@ func TestOps_OrgPlansAndCredits(t *testing.T) {
 		{
 			name: "grant", op: OpOrgCredits, args: `{"id":"acme","add":70,"note":"invoice 117"}`,
 			want: Credited{
-				Org:   bolt.Org{ID: "acme", Name: "acme", Plan: "trial", Created: created, Credits: 100},
-				Entry: bolt.LedgerEntry{Seq: 2, Time: now.UTC(), Kind: "grant", Credits: 70, Balance: 100, Note: "invoice 117"},
+				Org:   state.Org{ID: "acme", Name: "acme", Plan: "trial", Created: created, Credits: 100},
+				Entry: state.LedgerEntry{Seq: 2, Time: now.UTC(), Kind: "grant", Credits: 70, Balance: 100, Note: "invoice 117"},
 			},
 			change: ChangeOrgs,
 		},
 		{
 			name: "take back", op: OpOrgCredits, args: `{"id":"acme","add":-30,"note":"duplicate"}`,
 			want: Credited{
-				Org:   bolt.Org{ID: "acme", Name: "acme", Plan: "trial", Created: created, Credits: 0},
-				Entry: bolt.LedgerEntry{Seq: 2, Time: now.UTC(), Kind: "adjust", Credits: -30, Balance: 0, Note: "duplicate"},
+				Org:   state.Org{ID: "acme", Name: "acme", Plan: "trial", Created: created, Credits: 0},
+				Entry: state.LedgerEntry{Seq: 2, Time: now.UTC(), Kind: "adjust", Credits: -30, Balance: 0, Note: "duplicate"},
 			},
 			change: ChangeOrgs,
 		},
-		{name: "below zero", op: OpOrgCredits, args: `{"id":"acme","add":-31,"note":"x"}`, wantErr: bolt.ErrInvalid, text: "organisation acme has 30 credits; cannot remove 31"},
-		{name: "no note", op: OpOrgCredits, args: `{"id":"acme","add":5}`, wantErr: bolt.ErrInvalid, text: "a note is required"},
-		{name: "zero credits", op: OpOrgCredits, args: `{"id":"acme","add":0,"note":"x"}`, wantErr: bolt.ErrInvalid, text: "0 credits"},
-		{name: "credits as text", op: OpOrgCredits, args: `{"id":"acme","add":"5","note":"x"}`, wantErr: bolt.ErrInvalid, text: "arguments"},
-		{name: "credits for nobody", op: OpOrgCredits, args: `{"id":"nope","add":5,"note":"x"}`, wantErr: bolt.ErrNotFound, text: `organisation "nope" not found`},
+		{name: "below zero", op: OpOrgCredits, args: `{"id":"acme","add":-31,"note":"x"}`, wantErr: state.ErrInvalid, text: "organisation acme has 30 credits; cannot remove 31"},
+		{name: "no note", op: OpOrgCredits, args: `{"id":"acme","add":5}`, wantErr: state.ErrInvalid, text: "a note is required"},
+		{name: "zero credits", op: OpOrgCredits, args: `{"id":"acme","add":0,"note":"x"}`, wantErr: state.ErrInvalid, text: "0 credits"},
+		{name: "credits as text", op: OpOrgCredits, args: `{"id":"acme","add":"5","note":"x"}`, wantErr: state.ErrInvalid, text: "arguments"},
+		{name: "credits for nobody", op: OpOrgCredits, args: `{"id":"nope","add":5,"note":"x"}`, wantErr: state.ErrNotFound, text: `organisation "nope" not found`},
 		{
 			name: "plan", op: OpOrgPlan, args: `{"id":"acme","plan":"scale"}`,
-			want:   bolt.Org{ID: "acme", Name: "acme", Plan: "scale", Created: created, Credits: 30},
+			want:   state.Org{ID: "acme", Name: "acme", Plan: "scale", Created: created, Credits: 30},
 			change: ChangeOrgs,
 		},
-		{name: "unknown plan", op: OpOrgPlan, args: `{"id":"acme","plan":"gold"}`, wantErr: bolt.ErrInvalid, text: `invalid plan "gold": must be trial, pro or scale`},
-		{name: "plan for nobody", op: OpOrgPlan, args: `{"id":"nope","plan":"pro"}`, wantErr: bolt.ErrNotFound, text: "not found"},
-		{name: "unknown argument", op: OpOrgPlan, args: `{"id":"acme","plan":"pro","tier":1}`, wantErr: bolt.ErrInvalid, text: "unknown field"},
+		{name: "unknown plan", op: OpOrgPlan, args: `{"id":"acme","plan":"gold"}`, wantErr: state.ErrInvalid, text: `invalid plan "gold": must be trial, pro or scale`},
+		{name: "plan for nobody", op: OpOrgPlan, args: `{"id":"nope","plan":"pro"}`, wantErr: state.ErrNotFound, text: "not found"},
+		{name: "unknown argument", op: OpOrgPlan, args: `{"id":"acme","plan":"pro","tier":1}`, wantErr: state.ErrInvalid, text: "unknown field"},
 		{
 			name: "show", op: OpOrgShow, args: `{"id":"acme"}`,
-			want: OrgDetail{Org: bolt.Org{ID: "acme", Name: "acme", Plan: "trial", Created: created, Credits: 30}, Allowance: 100,
-				Ledger: []bolt.LedgerEntry{{Seq: 1, Time: created, Kind: "grant", Credits: 30, Balance: 30, Note: "opening balance"}}},
+			want: OrgDetail{Org: state.Org{ID: "acme", Name: "acme", Plan: "trial", Created: created, Credits: 30}, Allowance: 100,
+				Ledger: []state.LedgerEntry{{Seq: 1, Time: created, Kind: "grant", Credits: 30, Balance: 30, Note: "opening balance"}}},
 		},
 		{
 			name: "show without a ledger", op: OpOrgShow, args: `{"id":"idle","limit":5}`,
-			want: OrgDetail{Org: bolt.Org{ID: "idle", Name: "idle", Plan: "pro", Created: created}, Allowance: 2000, Ledger: []bolt.LedgerEntry{}},
+			want: OrgDetail{Org: state.Org{ID: "idle", Name: "idle", Plan: "pro", Created: created}, Allowance: 2000, Ledger: []state.LedgerEntry{}},
 		},
-		{name: "show nobody", op: OpOrgShow, args: `{"id":"nope"}`, wantErr: bolt.ErrNotFound, text: "not found"},
+		{name: "show nobody", op: OpOrgShow, args: `{"id":"nope"}`, wantErr: state.ErrNotFound, text: "not found"},
 		{
 			name: "usage", op: OpUsage, args: `{"org":"acme"}`,
-			want: bolt.Usage{OrgID: "acme", Plan: "trial", Month: "2026-11", Day: "2026-11-30", Allowance: 100, DailyCeiling: 1000, Credits: 30},
+			want: state.Usage{OrgID: "acme", Plan: "trial", Month: "2026-11", Day: "2026-11-30", Allowance: 100, DailyCeiling: 1000, Credits: 30},
 		},
-		{name: "usage of nobody", op: OpUsage, args: `{"org":"nope"}`, wantErr: bolt.ErrNotFound, text: "not found"},
-		{name: "usage without arguments", op: OpUsage, args: ``, wantErr: bolt.ErrNotFound, text: `organisation "" not found`},
+		{name: "usage of nobody", op: OpUsage, args: `{"org":"nope"}`, wantErr: state.ErrNotFound, text: "not found"},
+		{name: "usage without arguments", op: OpUsage, args: ``, wantErr: state.ErrNotFound, text: `organisation "" not found`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -364,7 +365,7 @@ var created = time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
 // created with the note "opening balance".
 func mustOrg(t testing.TB, s *bolt.Store, id, plan string, balance int64) {
 	t.Helper()
-	if _, err := s.AddOrg(bolt.Org{ID: id, Plan: plan, Created: created}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: id, Plan: plan, Created: created}); err != nil {
 		t.Fatal(err)
 	}
 	if balance != 0 {
@@ -377,8 +378,8 @@ func mustOrg(t testing.TB, s *bolt.Store, id, plan string, balance int64) {
 // TestOrgDetail_JSON pins the shape `org show --json` prints: the
 // organisation's members inline, then the allowance and the ledger.
 func TestOrgDetail_JSON(t *testing.T) {
-	d := OrgDetail{Org: bolt.Org{ID: "acme", Name: "Acme", Plan: "pro", Created: created, Credits: 5}, Allowance: 2000,
-		Ledger: []bolt.LedgerEntry{{Seq: 1, Time: created, Kind: "grant", Credits: 5, Balance: 5, Note: "n"}}}
+	d := OrgDetail{Org: state.Org{ID: "acme", Name: "Acme", Plan: "pro", Created: created, Credits: 5}, Allowance: 2000,
+		Ledger: []state.LedgerEntry{{Seq: 1, Time: created, Kind: "grant", Credits: 5, Balance: 5, Note: "n"}}}
 	b, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)
@@ -423,7 +424,7 @@ func TestSocket_OrgsAndCredits(t *testing.T) {
 	if err := Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: 100, Note: "invoice 117"}, &cr); err != nil {
 		t.Fatal(err)
 	}
-	wantEntry := bolt.LedgerEntry{Seq: 1, Time: now, Kind: "grant", Credits: 100, Balance: 100, Note: "invoice 117"}
+	wantEntry := state.LedgerEntry{Seq: 1, Time: now, Kind: "grant", Credits: 100, Balance: 100, Note: "invoice 117"}
 	if cr.Org.Credits != 100 || cr.Entry != wantEntry {
 		t.Fatalf("org.credits = %+v, want balance 100 and %+v", cr, wantEntry)
 	}
@@ -432,10 +433,10 @@ func TestSocket_OrgsAndCredits(t *testing.T) {
 	}
 
 	err = Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: -150, Note: "too much"}, nil)
-	if !errors.Is(err, bolt.ErrInvalid) || err.Error() != "organisation acme has 100 credits; cannot remove 150" {
+	if !errors.Is(err, state.ErrInvalid) || err.Error() != "organisation acme has 100 credits; cannot remove 150" {
 		t.Fatalf("removing more than the balance: %v", err)
 	}
-	if err := Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: 5}, nil); !errors.Is(err, bolt.ErrInvalid) {
+	if err := Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: 5}, nil); !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("no note: %v", err)
 	}
 	if err := Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: -40, Note: "correction"}, &cr); err != nil || cr.Org.Credits != 60 {
@@ -445,14 +446,14 @@ func TestSocket_OrgsAndCredits(t *testing.T) {
 		t.Fatalf("change %v after org.credits", c)
 	}
 
-	var o bolt.Org
+	var o state.Org
 	if err := Call(ctx, path, OpOrgPlan, OrgPlan{ID: "acme", Plan: "pro"}, &o); err != nil || o.Plan != "pro" || o.Credits != 60 {
 		t.Fatalf("org.plan: %+v %v", o, err)
 	}
 	if c := nextChange(); c != ChangeOrgs {
 		t.Fatalf("change %v after org.plan", c)
 	}
-	if err := Call(ctx, path, OpOrgPlan, OrgPlan{ID: "acme", Plan: "gold"}, nil); !errors.Is(err, bolt.ErrInvalid) {
+	if err := Call(ctx, path, OpOrgPlan, OrgPlan{ID: "acme", Plan: "gold"}, nil); !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("unknown plan: %v", err)
 	}
 
@@ -468,15 +469,15 @@ func TestSocket_OrgsAndCredits(t *testing.T) {
 		t.Fatalf("org.show = %+v %v", d, err)
 	}
 
-	var u bolt.Usage
+	var u state.Usage
 	if err := Call(ctx, path, OpUsage, UsageReq{OrgID: "acme"}, &u); err != nil {
 		t.Fatal(err)
 	}
-	wantUsage := bolt.Usage{OrgID: "acme", Plan: "pro", Month: "2026-11", Day: "2026-11-22", Allowance: 2000, DailyCeiling: 1000, Credits: 60}
+	wantUsage := state.Usage{OrgID: "acme", Plan: "pro", Month: "2026-11", Day: "2026-11-22", Allowance: 2000, DailyCeiling: 1000, Credits: 60}
 	if !reflect.DeepEqual(u, wantUsage) {
 		t.Fatalf("usage = %+v, want %+v", u, wantUsage)
 	}
-	if err := Call(ctx, path, OpUsage, UsageReq{OrgID: "nope"}, nil); !errors.Is(err, bolt.ErrNotFound) {
+	if err := Call(ctx, path, OpUsage, UsageReq{OrgID: "nope"}, nil); !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("usage of a missing org: %v", err)
 	}
 	select {

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"unsafe"
 
-	"golang.org/x/sys/windows"
+	"frameindex/state"
 
-	"frameindex/bolt"
+	"golang.org/x/sys/windows"
 )
 
 // TestListen_WindowsAccessList: on Windows the admin socket is limited by
@@ -68,7 +68,7 @@ func TestListen_WindowsAccessList(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, l, &Ops{Store: s}, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
 	defer func() { cancel(); <-done }()
-	var o bolt.Org
+	var o state.Org
 	if err := Call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, &o); err != nil || o.ID != "acme" {
 		t.Fatalf("org.add through the socket: %+v, %v", o, err)
 	}

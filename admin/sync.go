@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // OpDatasetSync makes the file's datasets those of a snapshot of another
@@ -30,10 +31,10 @@ func (o *Ops) doSync(ctx context.Context, args json.RawMessage) (bolt.SyncReport
 		return bolt.SyncReport{}, err
 	}
 	if a.Snapshot == "" {
-		return bolt.SyncReport{}, fmt.Errorf("%w: no snapshot given: name a copy of another node's data file (frameindex backup writes one)", bolt.ErrInvalid)
+		return bolt.SyncReport{}, fmt.Errorf("%w: no snapshot given: name a copy of another node's data file (frameindex backup writes one)", state.ErrInvalid)
 	}
 	if !filepath.IsAbs(a.Snapshot) {
-		return bolt.SyncReport{}, fmt.Errorf("%w: the snapshot path %q must be absolute", bolt.ErrInvalid, a.Snapshot)
+		return bolt.SyncReport{}, fmt.Errorf("%w: the snapshot path %q must be absolute", state.ErrInvalid, a.Snapshot)
 	}
 	rep, err := o.Store.SyncDatasets(ctx, a.Snapshot, bolt.SyncOptions{Keep: a.Keep, DryRun: a.DryRun})
 	if err != nil {

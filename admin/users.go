@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // Operations on the people of the web application and the audit log.
@@ -71,13 +71,13 @@ type AuditList struct {
 
 // UserView is what commands show of a person: never a password or hash.
 type UserView struct {
-	Name        string            `json:"name"`
-	Email       string            `json:"email,omitempty"`
-	Orgs        []bolt.Membership `json:"orgs"`
-	MustChange  bool              `json:"mustChange,omitempty"`
-	TempExpires *time.Time        `json:"oneTimePasswordExpires,omitempty"`
-	Created     time.Time         `json:"created"`
-	PasswordSet time.Time         `json:"passwordSet"`
+	Name        string             `json:"name"`
+	Email       string             `json:"email,omitempty"`
+	Orgs        []state.Membership `json:"orgs"`
+	MustChange  bool               `json:"mustChange,omitempty"`
+	TempExpires *time.Time         `json:"oneTimePasswordExpires,omitempty"`
+	Created     time.Time          `json:"created"`
+	PasswordSet time.Time          `json:"passwordSet"`
 }
 
 // UserIssued is the result of UserAdd and UserReset: the person and, when
@@ -95,11 +95,11 @@ type UserRemoved struct {
 }
 
 // ViewUser returns what may be shown of u.
-func ViewUser(u bolt.User) UserView {
+func ViewUser(u state.User) UserView {
 	v := UserView{Name: u.Name, Email: u.Email, Orgs: u.Orgs, MustChange: u.MustChange,
 		Created: u.Created, PasswordSet: u.PasswordSet}
 	if v.Orgs == nil {
-		v.Orgs = []bolt.Membership{}
+		v.Orgs = []state.Membership{}
 	}
 	if !u.TempExpires.IsZero() {
 		t := u.TempExpires
@@ -122,7 +122,7 @@ func (o *Ops) doUser(_ context.Context, op string, args json.RawMessage) (any, e
 		if err := o.mirrorOrg(a.OrgID); err != nil {
 			return nil, err
 		}
-		u, otp, err := o.Store.AddUser(bolt.NewUser{Name: a.Name, Email: a.Email, Org: a.OrgID, Role: a.Role, Now: o.now()})
+		u, otp, err := o.Store.AddUser(state.NewUser{Name: a.Name, Email: a.Email, Org: a.OrgID, Role: a.Role, Now: o.now()})
 		if err != nil {
 			return nil, err
 		}
@@ -200,16 +200,16 @@ func (o *Ops) doUser(_ context.Context, op string, args json.RawMessage) (any, e
 			a.Limit = defaultAuditLimit
 		}
 		if a.Limit < 0 {
-			return nil, fmt.Errorf("%w: limit must be positive", bolt.ErrInvalid)
+			return nil, fmt.Errorf("%w: limit must be positive", state.ErrInvalid)
 		}
 		entries, err := o.state().AuditLog(a.OrgID, a.Limit)
 		if err != nil {
 			return nil, err
 		}
 		if entries == nil {
-			entries = []bolt.AuditEntry{}
+			entries = []state.AuditEntry{}
 		}
 		return entries, nil
 	}
-	return nil, fmt.Errorf("%w: unknown operation %q", bolt.ErrInvalid, op)
+	return nil, fmt.Errorf("%w: unknown operation %q", state.ErrInvalid, op)
 }

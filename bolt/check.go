@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -109,7 +111,7 @@ func (s *Store) Check(ctx context.Context) (CheckReport, error) {
 		}
 		return s.checkContent(tx, c)
 	})
-	if err != nil && !errors.Is(err, ErrCorrupt) {
+	if err != nil && !errors.Is(err, state.ErrCorrupt) {
 		return CheckReport{}, err
 	}
 	if err != nil {
@@ -382,7 +384,7 @@ func (s *Store) checkUsage(tx *bbolt.Tx, c *checker, orgs map[string]int64) {
 func (s *Store) checkDatasets(tx *bbolt.Tx, c *checker, orgs map[string]int64) (map[string]bool, error) {
 	ids := map[string]bool{}
 	live := map[string]bool{}
-	var all []Dataset
+	var all []state.Dataset
 	if b := tx.Bucket(bucketDatasets); b != nil {
 		_ = b.ForEach(func(k, v []byte) error {
 			if v == nil {
@@ -426,7 +428,7 @@ func (s *Store) checkDatasets(tx *bbolt.Tx, c *checker, orgs map[string]int64) (
 }
 
 // checkVersion checks that the live version of d is whole.
-func (s *Store) checkVersion(versions *bbolt.Bucket, d Dataset, c *checker) error {
+func (s *Store) checkVersion(versions *bbolt.Bucket, d state.Dataset, c *checker) error {
 	name := versionBucketName(d.ID, d.Version)
 	var v *bbolt.Bucket
 	if versions != nil {

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -31,11 +33,11 @@ func debitOp(s *Store, n int64, rid string) ledgerOp {
 			return nil, err
 		}
 		if n > o.Credits {
-			return nil, errorf(ErrNoAllowance, nil, "%s: %d credits left, %d wanted", rid, o.Credits, n)
+			return nil, state.Errorf(state.ErrNoAllowance, "%s: %d credits left, %d wanted", rid, o.Credits, n)
 		}
 		o.Credits -= n
 		return func() error {
-			e := LedgerEntry{Time: testNow, Kind: LedgerCharge, Credits: -n, Balance: o.Credits, Dataset: "health", RequestID: rid}
+			e := state.LedgerEntry{Time: testNow, Kind: state.LedgerCharge, Credits: -n, Balance: o.Credits, Dataset: "health", RequestID: rid}
 			if _, err := appendLedger(tx, o.ID, e); err != nil {
 				return err
 			}
@@ -72,7 +74,7 @@ func TestCommitter_GroupChecksInOrder(t *testing.T) {
 		if applied := err == nil; applied != wantApplied[i] {
 			t.Errorf("debit %d of %d: error %v, want applied %v", i, prices[i], err, wantApplied[i])
 		}
-		if err != nil && !errors.Is(err, ErrNoAllowance) {
+		if err != nil && !errors.Is(err, state.ErrNoAllowance) {
 			t.Errorf("debit %d: error %v, want the refusal", i, err)
 		}
 	}
@@ -82,7 +84,7 @@ func TestCommitter_GroupChecksInOrder(t *testing.T) {
 	}
 	var got []string
 	for _, e := range entries {
-		if e.Kind == LedgerCharge {
+		if e.Kind == state.LedgerCharge {
 			got = append(got, fmt.Sprintf("%s:%d:%d", e.RequestID, e.Credits, e.Balance))
 		}
 	}
@@ -110,7 +112,7 @@ func TestCommitter_WriteErrorFailsGroup(t *testing.T) {
 	}
 	o, entries := mustOrgLedger(t, s, "acme")
 	for _, e := range entries {
-		if e.Kind == LedgerCharge {
+		if e.Kind == state.LedgerCharge {
 			t.Errorf("a failed group wrote %+v", e)
 		}
 	}
@@ -137,7 +139,7 @@ func TestCommitter_ConcurrentCharges(t *testing.T) {
 			defer wg.Done()
 			// 2 + 1 credits a request, 25 credits: a balance of 1 charges
 			// "b" alone.
-			c, _, err := s.Charge("acme", "key_abc", fmt.Sprintf("req-%d", i), []DatasetPrice{{"a", 2}, {"b", 1}}, testNow)
+			c, _, err := s.Charge("acme", "key_abc", fmt.Sprintf("req-%d", i), []state.DatasetPrice{{ID: "a", Price: 2}, {ID: "b", Price: 1}}, testNow)
 			if err != nil {
 				t.Error(err)
 			}
@@ -151,7 +153,7 @@ func TestCommitter_ConcurrentCharges(t *testing.T) {
 	ledger := map[string]bool{}
 	var spent int64
 	for _, e := range entries {
-		if e.Kind == LedgerCharge {
+		if e.Kind == state.LedgerCharge {
 			ledger[e.RequestID+"/"+e.Dataset] = true
 			spent -= e.Credits
 		}
@@ -199,7 +201,7 @@ func TestCommitter_CrashChild(t *testing.T) {
 		defer out.Unlock()
 		fmt.Fprintf(os.Stdout, format+"\n", args...) // one write each: os.Stdout is unbuffered
 	}
-	ds := []DatasetPrice{{"lights", 2}, {"roads", 1}}
+	ds := []state.DatasetPrice{{ID: "lights", Price: 2}, {ID: "roads", Price: 1}}
 	for g := range 8 {
 		go func() {
 			for i := 0; ; i++ {
@@ -344,7 +346,7 @@ func checkAfterKill(t *testing.T, path string, round int, out []string) (acked, 
 			}
 		case "reserved":
 			acked++
-			if f[2] == SourceCredits {
+			if f[2] == state.SourceCredits {
 				answered[f[1]] = f[0]
 			}
 		case "committed", "refunded":
@@ -380,7 +382,7 @@ func checkAfterKill(t *testing.T, path string, round int, out []string) (acked, 
 			t.Fatalf("ledger entry %+v: running balance %d, position %d", e, balance, i+1)
 		}
 		kinds[e.RequestID] = append(kinds[e.RequestID], e.Kind)
-		if e.Kind == LedgerCharge {
+		if e.Kind == state.LedgerCharge {
 			inLedger[e.RequestID+"/"+e.Dataset]++
 		}
 	}
@@ -405,11 +407,11 @@ func checkAfterKill(t *testing.T, path string, round int, out []string) (acked, 
 		k := kinds[rid]
 		switch what {
 		case "reserved", "committed":
-			if !slices.Contains(k, LedgerAnswer) {
+			if !slices.Contains(k, state.LedgerAnswer) {
 				t.Errorf("worded answer %s was %s in credits without a ledger entry (%v)", rid, what, k)
 			}
 		case "refunded":
-			if !slices.Contains(k, LedgerRefund) || !slices.Contains(k, LedgerAnswer) {
+			if !slices.Contains(k, state.LedgerRefund) || !slices.Contains(k, state.LedgerAnswer) {
 				t.Errorf("refunded answer %s: ledger kinds %v", rid, k)
 			}
 		}
@@ -483,7 +485,7 @@ func BenchmarkCommitter_Charge(b *testing.B) {
 		b.Run(fmt.Sprintf("goroutines=%d", par), func(b *testing.B) {
 			s := MustOpenStore(b)
 			mustAddOrg(b, s, "acme", "pro", 1<<40)
-			ds := []DatasetPrice{{"nightlights", 1}}
+			ds := []state.DatasetPrice{{ID: "nightlights", Price: 1}}
 			var next atomic.Int64
 			charge := func() {
 				if c, _, err := s.Charge("acme", "key_abc", fmt.Sprint("req-", next.Add(1)), ds, testNow); err != nil || len(c) != 1 {

@@ -8,7 +8,7 @@
 // wrong: ErrMissing (no file), ErrLocked (another process has it open for
 // writing, typically a running `frameindex serve`; Open gives up after
 // Options.Timeout, one second by default), ErrForeign (not bbolt, empty, or
-// bbolt without our schema record), ErrCorrupt (damaged meta pages, a
+// bbolt without our schema record), state.ErrCorrupt (damaged meta pages, a
 // truncated file, a record that does not decode), ErrNewerSchema (written
 // by a newer build). bbolt takes an exclusive lock for a read-write open
 // and a shared one with Options.ReadOnly; the lock is per open file, so
@@ -30,10 +30,10 @@
 //
 // # Keys
 //
-// A key's secret (SecretPrefix and 32 random bytes in base62) is returned
-// once by MintKey and stored only as its SHA-256 digest. Keyring holds a
+// A key's secret (state.SecretPrefix and 32 random bytes in base62) is returned
+// once by MintKey and stored only as its SHA-256 digest. A state.Keyring holds a
 // snapshot of all keys for request-time lookups; reload it after a key is
-// minted or revoked. Key values print and log as their public id only.
+// minted or revoked. state.Key values print and log as their public id only.
 //
 // # Concurrency
 //
@@ -60,14 +60,14 @@
 //     it waits for it (about a second per GB).
 //   - bbolt panics on some damaged pages, and touching a page beyond the
 //     end of a truncated file faults. Open and every method recover both
-//     into ErrCorrupt; a fault is caught with runtime/debug.SetPanicOnFault.
+//     into state.ErrCorrupt; a fault is caught with runtime/debug.SetPanicOnFault.
 //     After a panic inside bbolt's own Open the file is closed (its lock
 //     released) but the memory mapping bbolt made, if any, stays until the
 //     process exits.
 //   - bbolt does not check for a damaged page that points back into its
 //     own tree; reading one recurses without end and the Go runtime kills
 //     the process (a stack overflow cannot be recovered). Only damage of
-//     that precise kind escapes ErrCorrupt; `bbolt check` finds it.
+//     that precise kind escapes state.ErrCorrupt; `bbolt check` finds it.
 //   - On 64-bit systems other than Windows, bbolt maps 1 GiB of address
 //     space from the start (only pages read become resident), so that big
 //     writes do not remap repeatedly and readers never hold up a writer.
@@ -80,7 +80,7 @@
 //   - Orgs, keys and the grid are read whole; there is no paging. That
 //     suits thousands of keys, not millions. Ledger reads the newest
 //     entries from the end; asked for all of them it holds them all.
-//   - Plans and their allowances are fixed in this build (PlanAllowance);
+//   - Plans and their allowances are fixed in this build (state.PlanAllowance);
 //     changing a plan does not reset the month's count of answers.
 //   - Datasets and licences are read whole: Readable decodes every
 //     dataset description on each call (tens of microseconds for a few

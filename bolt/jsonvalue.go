@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"frameindex/state"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -90,7 +92,7 @@ func checkFeature(f []byte) error {
 // Errors: it says where an object breaks ("object not closed", "expected
 // ',' or '}'" ...), which gjson.ValidBytes does not report.
 type attrScanner struct {
-	attrs []Attribute
+	attrs []state.Attribute
 	names map[string]int
 	seen  []uint32 // stamp of the object that last used each attribute
 	stamp uint32
@@ -148,7 +150,7 @@ func (sc *attrScanner) scan(b []byte) (int, error) {
 		if i >= len(b) {
 			return 0, fmt.Errorf("attribute %q: no value", a.Name)
 		}
-		if a.Type == TypeNumber {
+		if a.Type == state.TypeNumber {
 			end, err = scanNumber(b, i)
 			if err != nil {
 				return 0, fmt.Errorf("attribute %q is a number: %w", a.Name, err)

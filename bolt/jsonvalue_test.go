@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"frameindex/state"
 )
 
 // FuzzAttrScanner checks the attributes scanner against encoding/json:
@@ -24,10 +26,10 @@ func FuzzAttrScanner(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	attrs := []Attribute{
-		{Name: "n", Type: TypeNumber, Aggregation: AggSum},
-		{Name: "c", Type: TypeCategory, Aggregation: AggMode},
-		{Name: "t", Type: TypeText, Aggregation: AggMode},
+	attrs := []state.Attribute{
+		{Name: "n", Type: state.TypeNumber, Aggregation: state.AggSum},
+		{Name: "c", Type: state.TypeCategory, Aggregation: state.AggMode},
+		{Name: "t", Type: state.TypeText, Aggregation: state.AggMode},
 	}
 	names := map[string]int{"n": 0, "c": 1, "t": 2}
 	sc := attrScanner{attrs: attrs, names: names, seen: make([]uint32, len(attrs))}
@@ -53,11 +55,11 @@ func FuzzAttrScanner(f *testing.F) {
 			}
 			switch v.(type) {
 			case float64:
-				if attrs[i].Type != TypeNumber {
+				if attrs[i].Type != state.TypeNumber {
 					t.Fatalf("scan accepted a number for %s in %q", k, b)
 				}
 			case string:
-				if attrs[i].Type == TypeNumber {
+				if attrs[i].Type == state.TypeNumber {
 					t.Fatalf("scan accepted a string for %s in %q", k, b)
 				}
 			default:

@@ -5,7 +5,7 @@ import (
 	"text/tabwriter"
 
 	"frameindex/admin"
-	"frameindex/bolt"
+	"frameindex/state"
 
 	"github.com/spf13/cobra"
 )
@@ -27,7 +27,7 @@ secrets are never recorded.`,
   frameindex audit --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var entries []bolt.AuditEntry
+			var entries []state.AuditEntry
 			if err := runAdminOp(cmd, data, st, admin.OpAuditList, a, &entries); err != nil {
 				return err
 			}

@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 
 	"frameindex/admin"
-	"frameindex/bolt"
 	"frameindex/ingest"
+	"frameindex/state"
 
 	"github.com/spf13/cobra"
 )
@@ -200,12 +200,12 @@ func manifestFromFlags(m *ingest.Manifest, fl importFlags) error {
 }
 
 // parseAttr reads name:type[:aggregation[:unit[:year[:label]]]].
-func parseAttr(spec string) (bolt.Attribute, error) {
+func parseAttr(spec string) (state.Attribute, error) {
 	parts := strings.SplitN(spec, ":", 6)
 	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
-		return bolt.Attribute{}, fmt.Errorf("--attr %q: want name:type[:aggregation[:unit[:year[:label]]]]", spec)
+		return state.Attribute{}, fmt.Errorf("--attr %q: want name:type[:aggregation[:unit[:year[:label]]]]", spec)
 	}
-	a := bolt.Attribute{Name: parts[0], Type: parts[1]}
+	a := state.Attribute{Name: parts[0], Type: parts[1]}
 	if len(parts) > 2 {
 		a.Aggregation = parts[2]
 	}
@@ -215,7 +215,7 @@ func parseAttr(spec string) (bolt.Attribute, error) {
 	if len(parts) > 4 && parts[4] != "" {
 		y, err := strconv.Atoi(parts[4])
 		if err != nil {
-			return bolt.Attribute{}, fmt.Errorf("--attr %q: year %q is not a number", spec, parts[4])
+			return state.Attribute{}, fmt.Errorf("--attr %q: year %q is not a number", spec, parts[4])
 		}
 		a.Year = y
 	}
@@ -251,7 +251,7 @@ func newDatasetListCommand() *cobra.Command {
 		Example: `  frameindex dataset list --json`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var ds []bolt.Dataset
+			var ds []state.Dataset
 			if err := runAdminOp(cmd, data, st, admin.OpDatasetList, struct{}{}, &ds); err != nil {
 				return err
 			}
@@ -346,7 +346,7 @@ func newDatasetPriceCommand() *cobra.Command {
 			if !cmd.Flags().Changed("credits") {
 				return fmt.Errorf("--credits is required")
 			}
-			var d bolt.Dataset
+			var d state.Dataset
 			if err := runAdminOp(cmd, data, st, admin.OpDatasetPrice, a, &d); err != nil {
 				return err
 			}
@@ -407,7 +407,7 @@ when the credits do not cover it the dataset is left out of the answer.`,
 			if a.OrgID == "" || a.Dataset == "" || a.Mode == "" {
 				return fmt.Errorf("--org, --dataset and --mode are required")
 			}
-			var l bolt.Licence
+			var l state.Licence
 			if err := runAdminOp(cmd, data, st, admin.OpLicenceGrant, a, &l); err != nil {
 				return err
 			}
@@ -459,7 +459,7 @@ func newLicenceListCommand() *cobra.Command {
 		Example: `  frameindex licence list --org lagos-gis`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var ls []bolt.Licence
+			var ls []state.Licence
 			if err := runAdminOp(cmd, data, st, admin.OpLicenceList, a, &ls); err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/demo"
 	"frameindex/logging"
+	"frameindex/state"
 
 	"github.com/spf13/cobra"
 )
@@ -92,7 +93,7 @@ func prepareDemo(ctx context.Context, outline []byte, data string, out, stderr i
 	} else if err != nil {
 		return demoCreds{}, err
 	}
-	if _, err := store.Dataset(demo.DatasetAdmin); errors.Is(err, bolt.ErrNotFound) {
+	if _, err := store.Dataset(demo.DatasetAdmin); errors.Is(err, state.ErrNotFound) {
 		fmt.Fprintln(out, "Building the synthetic national demo datasets (first run only)...")
 		t := time.Now()
 		sum, err := demo.Build(ctx, store, time.Now().UTC(), func(step string, done, total int64) {
@@ -107,13 +108,13 @@ func prepareDemo(ctx context.Context, outline []byte, data string, out, stderr i
 	} else if err != nil {
 		return demoCreds{}, err
 	}
-	_, secret, err := store.MintKey(bolt.MintRequest{OrgID: demo.OrgDemo, Preset: "full", Name: "demo", Now: time.Now().UTC()})
+	_, secret, err := store.MintKey(state.MintRequest{OrgID: demo.OrgDemo, Preset: "full", Name: "demo", Now: time.Now().UTC()})
 	if err != nil {
 		return demoCreds{}, err
 	}
 	// The demo owner signs in to the web application with a one-time
 	// password, new on every run like the key (and chooses their own).
-	op, args := admin.OpUserAdd, any(admin.UserAdd{Name: demoUser, OrgID: demo.OrgDemo, Role: bolt.RoleOwner})
+	op, args := admin.OpUserAdd, any(admin.UserAdd{Name: demoUser, OrgID: demo.OrgDemo, Role: state.RoleOwner})
 	if _, err := store.User(demoUser); err == nil {
 		op, args = admin.OpUserReset, admin.UserReset{Name: demoUser}
 	}

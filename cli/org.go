@@ -6,7 +6,7 @@ import (
 	"text/tabwriter"
 
 	"frameindex/admin"
-	"frameindex/bolt"
+	"frameindex/state"
 
 	"github.com/spf13/cobra"
 )
@@ -39,7 +39,7 @@ worded answers: trial 100, pro 2,000, scale 20,000.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.ID = args[0]
-			var o bolt.Org
+			var o state.Org
 			if err := runAdminOp(cmd, data, st, admin.OpOrgAdd, a, &o); err != nil {
 				return err
 			}
@@ -70,7 +70,7 @@ func newOrgListCommand() *cobra.Command {
   frameindex org credits lagos-gis --add 500 --note "invoice 2026-114"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var orgs []bolt.Org
+			var orgs []state.Org
 			if err := runAdminOp(cmd, data, st, admin.OpOrgList, struct{}{}, &orgs); err != nil {
 				return err
 			}
@@ -153,11 +153,11 @@ still count against the new allowance.`,
 			if a.Plan == "" {
 				return fmt.Errorf("--plan is required: trial, pro or scale")
 			}
-			var o bolt.Org
+			var o state.Org
 			if err := runAdminOp(cmd, data, st, admin.OpOrgPlan, a, &o); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "organisation %s is on plan %s (%d worded answers a month)\n", o.ID, o.Plan, bolt.PlanAllowance[o.Plan])
+			fmt.Fprintf(cmd.OutOrStdout(), "organisation %s is on plan %s (%d worded answers a month)\n", o.ID, o.Plan, state.PlanAllowance[o.Plan])
 			return nil
 		},
 	}

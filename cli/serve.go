@@ -131,7 +131,7 @@ type live struct {
 	shared *pgstate.Store // the shared state, when serving with --state
 	log    *slog.Logger
 	frames atomic.Pointer[index.Index]
-	keys   atomic.Pointer[bolt.Keyring]
+	keys   atomic.Pointer[state.Keyring]
 	places atomic.Pointer[[]string]
 	// wording is set when a model words answers: only then are place
 	// names needed.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"frameindex/admin"
-	"frameindex/bolt"
+	"frameindex/state"
 
 	"github.com/spf13/cobra"
 )
@@ -27,7 +27,7 @@ dataset charges by dataset.`,
 			if a.OrgID == "" {
 				return fmt.Errorf("--org is required")
 			}
-			var u bolt.Usage
+			var u state.Usage
 			if err := runAdminOp(cmd, data, st, admin.OpUsage, a, &u); err != nil {
 				return err
 			}

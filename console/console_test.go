@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 func sessionCookie(res *http.Response) *http.Cookie {
@@ -130,7 +130,7 @@ func TestServer_CSRF(t *testing.T) {
 }
 
 func TestServer_SessionExpiry(t *testing.T) {
-	f := newFixture(t, false, Config{Sessions: bolt.SessionLimits{Idle: 30 * time.Minute, Absolute: 2 * time.Hour}})
+	f := newFixture(t, false, Config{Sessions: state.SessionLimits{Idle: 30 * time.Minute, Absolute: 2 * time.Hour}})
 	tests := []struct {
 		name  string
 		steps []time.Duration // wait, then load a page
@@ -174,7 +174,7 @@ func TestServer_SessionExpiry(t *testing.T) {
 	if res, _ := c.change("/console/keys", "/console/signout", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign out: %d", res.StatusCode)
 	}
-	if _, _, err := f.store.Session(token, f.clock.Now(), bolt.SessionLimits{}); !errors.Is(err, bolt.ErrNotFound) {
+	if _, _, err := f.store.Session(token, f.clock.Now(), state.SessionLimits{}); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("session after sign-out: %v", err)
 	}
 	replay := f.client()
@@ -225,7 +225,7 @@ func TestServer_ThrottlesFailedSignIns(t *testing.T) {
 	entries, _ := f.store.AuditLog("", 0)
 	failed := 0
 	for _, e := range entries {
-		if e.Action == "signin" && e.Outcome == bolt.AuditRefused {
+		if e.Action == "signin" && e.Outcome == state.AuditRefused {
 			failed++
 		}
 	}
@@ -271,7 +271,7 @@ func TestThrottle_Backoff(t *testing.T) {
 
 func TestServer_FirstSignInForcesNewPassword(t *testing.T) {
 	f := newFixture(t, false, Config{})
-	_, otp, err := f.store.AddUser(bolt.NewUser{Name: "neo", Org: "acme", Role: bolt.RoleAdmin})
+	_, otp, err := f.store.AddUser(state.NewUser{Name: "neo", Org: "acme", Role: state.RoleAdmin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +358,7 @@ func TestServer_MintAndRevoke(t *testing.T) {
 		t.Error("the key list shows the secret, or not the key")
 	}
 	// Last use, recorded in memory by the API's lookup, shows at once.
-	tracked := f.con.Keys(func() *bolt.Keyring { return kr })
+	tracked := f.con.Keys(func() *state.Keyring { return kr })
 	f.clock.Add(time.Minute)
 	if _, err := tracked.Lookup(secret, f.clock.Now()); err != nil {
 		t.Fatal(err)
@@ -469,13 +469,13 @@ func TestServer_Roles(t *testing.T) {
 			}
 		})
 	}
-	if u, _ := f.store.User("olu"); u.Orgs[0].Role != bolt.RoleOwner {
+	if u, _ := f.store.User("olu"); u.Orgs[0].Role != state.RoleOwner {
 		t.Error("olu is no longer owner")
 	}
 	log, _ := f.store.AuditLog("acme", 0)
 	refused := 0
 	for _, e := range log {
-		if e.Outcome == bolt.AuditRefused && (e.Actor == "mo" || e.Actor == "ada" || e.Actor == "olu") {
+		if e.Outcome == state.AuditRefused && (e.Actor == "mo" || e.Actor == "ada" || e.Actor == "olu") {
 			refused++
 		}
 	}
@@ -528,7 +528,7 @@ func TestServer_MembersLifecycle(t *testing.T) {
 		t.Errorf("session survived the reset: %d", res.StatusCode)
 	}
 	// The last owner cannot go; removal signs the member out.
-	if _, err := f.store.SetRole("ada", "acme", bolt.RoleOwner); err != nil {
+	if _, err := f.store.SetRole("ada", "acme", state.RoleOwner); err != nil {
 		t.Fatal(err)
 	}
 	ada := f.signedIn("ada")
@@ -538,11 +538,11 @@ func TestServer_MembersLifecycle(t *testing.T) {
 	if res, _ := olu.get("/console/keys"); res.StatusCode != http.StatusSeeOther {
 		t.Errorf("removed member still signed in: %d", res.StatusCode)
 	}
-	if _, err := f.store.User("olu"); !errors.Is(err, bolt.ErrNotFound) {
+	if _, err := f.store.User("olu"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("olu, in no organisation, still exists: %v", err)
 	}
 	// A person of several organisations is not reset from one of them.
-	if _, _, err := f.store.AddUser(bolt.NewUser{Name: "mo", Org: "rival", Role: bolt.RoleMember}); err != nil {
+	if _, _, err := f.store.AddUser(state.NewUser{Name: "mo", Org: "rival", Role: state.RoleMember}); err != nil {
 		t.Fatal(err)
 	}
 	if res, _ := ada.get("/console/members/mo/reset"); res.StatusCode != http.StatusForbidden {
@@ -653,7 +653,7 @@ func TestServer_UsagePage(t *testing.T) {
 	if _, _, err := f.store.AddCredits("acme", 10, "opening <grant>", fixtureStart); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := f.store.Charge("acme", f.keys["acme"].ID, "req1", []bolt.DatasetPrice{{ID: "nightlights", Price: 2}}, fixtureStart); err != nil {
+	if _, _, err := f.store.Charge("acme", f.keys["acme"].ID, "req1", []state.DatasetPrice{{ID: "nightlights", Price: 2}}, fixtureStart); err != nil {
 		t.Fatal(err)
 	}
 	r, err := f.store.ReserveAnswer("acme", f.keys["acme"].ID, "req2", 1, fixtureStart)
@@ -716,11 +716,11 @@ func TestServer_StaticAssets(t *testing.T) {
 
 func TestServer_OneTimePasswordExpires(t *testing.T) {
 	f := newFixture(t, false, Config{})
-	_, otp, err := f.store.AddUser(bolt.NewUser{Name: "late", Org: "acme", Role: bolt.RoleMember, Now: f.clock.Now()})
+	_, otp, err := f.store.AddUser(state.NewUser{Name: "late", Org: "acme", Role: state.RoleMember, Now: f.clock.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.clock.Add(bolt.OneTimePasswordTTL + time.Minute)
+	f.clock.Add(state.OneTimePasswordTTL + time.Minute)
 	res, body := f.client().signIn("late", otp)
 	if res.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "one-time password has expired") {
 		t.Fatalf("expired one-time password: %d\n%s", res.StatusCode, body)
@@ -729,7 +729,7 @@ func TestServer_OneTimePasswordExpires(t *testing.T) {
 
 func TestServer_SwitchOrganisation(t *testing.T) {
 	f := newFixture(t, false, Config{})
-	if _, _, err := f.store.AddUser(bolt.NewUser{Name: "mo", Org: "rival", Role: bolt.RoleAdmin}); err != nil {
+	if _, _, err := f.store.AddUser(state.NewUser{Name: "mo", Org: "rival", Role: state.RoleAdmin}); err != nil {
 		t.Fatal(err)
 	}
 	mo := f.signedIn("mo")

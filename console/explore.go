@@ -18,7 +18,7 @@ import (
 	"sync"
 
 	"frameindex/admin"
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // The Explore map: a MapLibre GL JS map (vendored, embedded) drawn from the
@@ -39,7 +39,7 @@ import (
 // reading of a secret; *handlers.Server implements it (ServeAs). Wrap
 // finds it on the API handler it is given.
 type Behalf interface {
-	ServeAs(w http.ResponseWriter, r *http.Request, key bolt.Key)
+	ServeAs(w http.ResponseWriter, r *http.Request, key state.Key)
 }
 
 // Vendored MapLibre GL JS (scripts/vendor-maplibre.sh).
@@ -129,10 +129,10 @@ func writeMaybeGzip(w http.ResponseWriter, r *http.Request, b []byte) {
 
 // exploreKey returns the signed-in person's active Explore key, read from
 // the store now (so a revocation applies at once), minting one through
-// admin.Ops when mint is set and there is none. Errors: bolt.ErrNotFound
+// admin.Ops when mint is set and there is none. Errors: state.ErrNotFound
 // when there is none and mint is not set; errors of the store or the
 // operation.
-func (s *Server) exploreKey(r *http.Request, mint bool) (bolt.Key, error) {
+func (s *Server) exploreKey(r *http.Request, mint bool) (state.Key, error) {
 	rq := requestOf(r)
 	e := s.explore
 	slot := rq.org + "\x00" + rq.user
@@ -147,8 +147,8 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (bolt.Key, error) {
 		if err == nil && k.OrgID == rq.org && k.Active(now) == nil {
 			return k, nil
 		}
-		if err != nil && !errors.Is(err, bolt.ErrNotFound) {
-			return bolt.Key{}, err
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return state.Key{}, err
 		}
 	}
 	// Find or mint one; one person at a time, so that two first requests
@@ -157,9 +157,9 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (bolt.Key, error) {
 	defer e.mintMu.Unlock()
 	keys, err := s.state.Keys(rq.org)
 	if err != nil {
-		return bolt.Key{}, err
+		return state.Key{}, err
 	}
-	var found bolt.Key
+	var found state.Key
 	for _, k := range keys {
 		if k.Name == consoleKeyName(rq.user) && k.Active(now) == nil && k.Created.After(found.Created) {
 			found = k
@@ -167,20 +167,20 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (bolt.Key, error) {
 	}
 	if found.ID == "" && !mint {
 		e.forget(slot)
-		return bolt.Key{}, bolt.ErrNotFound
+		return state.Key{}, state.ErrNotFound
 	}
 	if found.ID == "" {
 		res, err := s.do(r, admin.OpKeyMint, admin.KeyMint{OrgID: rq.org, Preset: "full", Name: consoleKeyName(rq.user), TTL: consoleKeyTTL})
 		if err != nil {
-			return bolt.Key{}, err
+			return state.Key{}, err
 		}
 		m, ok := res.(admin.Minted)
 		if !ok {
-			return bolt.Key{}, errors.New("console: key.mint returned no key")
+			return state.Key{}, errors.New("console: key.mint returned no key")
 		}
 		// The secret is dropped here: the web application never uses it.
 		if found, err = s.state.Key(m.Key.ID); err != nil {
-			return bolt.Key{}, err
+			return state.Key{}, err
 		}
 	}
 	e.mu.Lock()
@@ -273,7 +273,7 @@ func (s *Server) handleExplore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key, err := s.exploreKey(r, false)
-	if errors.Is(err, bolt.ErrNotFound) {
+	if errors.Is(err, state.ErrNotFound) {
 		p := s.newPage(r, "Explore", "explore")
 		p.Data = exploreData{NeedKey: true, Vendor: vendorVersion()}
 		s.render(w, r, http.StatusOK, "explore", p)
@@ -293,7 +293,7 @@ func (s *Server) handleExplore(w http.ResponseWriter, r *http.Request) {
 	for _, a := range acc {
 		names = append(names, a.Dataset.ID)
 		for _, at := range a.Dataset.Attributes {
-			if at.Type == bolt.TypeNumber {
+			if at.Type == state.TypeNumber {
 				l := at.Label
 				if l == "" {
 					l = at.Name
@@ -301,7 +301,7 @@ func (s *Server) handleExplore(w http.ResponseWriter, r *http.Request) {
 				cfg.Attrs = append(cfg.Attrs, layerAttr{Dataset: a.Dataset.ID, Name: at.Name, Label: l, Unit: at.Unit, Year: at.Year,
 					Sum: at.Aggregation == "sum", Charged: a.PerQuery})
 			}
-			if (at.Name == "state" || at.Name == "lga") && !a.PerQuery && at.Type != bolt.TypeNumber && !slices.Contains(cfg.Boundaries, at.Name) {
+			if (at.Name == "state" || at.Name == "lga") && !a.PerQuery && at.Type != state.TypeNumber && !slices.Contains(cfg.Boundaries, at.Name) {
 				cfg.Boundaries = append(cfg.Boundaries, at.Name)
 			}
 		}
@@ -404,7 +404,7 @@ func (s *Server) serveAs(w http.ResponseWriter, r *http.Request, method, apiPath
 		return
 	}
 	key, err := s.exploreKey(r, false)
-	if errors.Is(err, bolt.ErrNotFound) {
+	if errors.Is(err, state.ErrNotFound) {
 		writeJSONError(w, http.StatusUnauthorized, "invalid_key",
 			"your Explore key ("+consoleKeyName(requestOf(r).user)+") was revoked or has expired; open Explore again to get a new one")
 		return
@@ -550,7 +550,7 @@ func (s *Server) readableAttr(w http.ResponseWriter, r *http.Request, ds, attr s
 			continue
 		}
 		for _, at := range a.Dataset.Attributes {
-			if at.Name == attr && at.Type == bolt.TypeNumber {
+			if at.Name == attr && at.Type == state.TypeNumber {
 				return attrRef{dataset: ds, version: a.Dataset.Version, name: attr, sum: at.Aggregation == "sum"}, true
 			}
 		}
@@ -560,14 +560,14 @@ func (s *Server) readableAttr(w http.ResponseWriter, r *http.Request, ds, attr s
 }
 
 // exploreReadable returns the datasets the person's Explore key reads.
-func (s *Server) exploreReadable(w http.ResponseWriter, r *http.Request) ([]bolt.Access, bool) {
+func (s *Server) exploreReadable(w http.ResponseWriter, r *http.Request) ([]state.Access, bool) {
 	key, err := s.exploreKey(r, false)
-	if errors.Is(err, bolt.ErrNotFound) {
+	if errors.Is(err, state.ErrNotFound) {
 		writeJSONError(w, http.StatusUnauthorized, "invalid_key", "your Explore key was revoked or has expired; open Explore again to get a new one")
 		return nil, false
 	}
 	if err == nil {
-		var acc []bolt.Access
+		var acc []state.Access
 		if acc, err = s.state.Readable(key); err == nil {
 			return acc, true
 		}

@@ -15,6 +15,7 @@ import (
 	"frameindex/admin"
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // BenchmarkExploreTile: the web application's share of a map tile: the
@@ -26,10 +27,10 @@ func BenchmarkExploreTile(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	if _, err := store.AddOrg(bolt.Org{ID: "acme", Plan: bolt.PlanPro}); err != nil {
+	if _, err := store.AddOrg(state.Org{ID: "acme", Plan: state.PlanPro}); err != nil {
 		b.Fatal(err)
 	}
-	_, otp, err := store.AddUser(bolt.NewUser{Name: "mo", Email: "mo@example.ng", Org: "acme", Role: bolt.RoleMember, Now: time.Now()})
+	_, otp, err := store.AddUser(state.NewUser{Name: "mo", Email: "mo@example.ng", Org: "acme", Role: state.RoleMember, Now: time.Now()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func BenchmarkExploreTile(b *testing.B) {
 	con := New(Config{Ops: &admin.Ops{Store: store}, FlushEvery: time.Hour})
 	defer con.Close()
 	con.Wrap(&fakeAPI{body: "x"})
-	if _, _, err := store.MintKey(bolt.MintRequest{OrgID: "acme", Preset: "full", Name: consoleKeyName("mo")}); err != nil {
+	if _, _, err := store.MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Name: consoleKeyName("mo")}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

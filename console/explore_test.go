@@ -12,6 +12,7 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // fakeAPI stands in for the API's Behalf: it records each call and
@@ -25,7 +26,7 @@ type fakeAPI struct {
 }
 
 type apiCall struct {
-	key           bolt.Key
+	key           state.Key
 	method, path  string
 	query, body   string
 	cookie, auth  string
@@ -35,7 +36,7 @@ type apiCall struct {
 
 func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) }
 
-func (f *fakeAPI) ServeAs(w http.ResponseWriter, r *http.Request, key bolt.Key) {
+func (f *fakeAPI) ServeAs(w http.ResponseWriter, r *http.Request, key state.Key) {
 	b, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
 	f.calls = append(f.calls, apiCall{key: key, method: r.Method, path: r.URL.Path, query: r.URL.RawQuery, body: string(b),
@@ -94,26 +95,26 @@ func exploreFixture(t *testing.T) (*fixture, *fakeAPI) {
 			pop = append(pop, bolt.FrameRecord{Frame: id, Attrs: []byte(fmt.Sprintf(`{"people":%d}`, (dr*4+dc)*10))})
 		}
 	}
-	attrs := []bolt.Attribute{{Name: "state", Label: "State", Type: bolt.TypeCategory, Aggregation: "mode"},
-		{Name: "lga", Label: "LGA", Type: bolt.TypeCategory, Aggregation: "mode"}}
-	if _, err := f.store.ImportDataset(bolt.Dataset{ID: "admin", Name: "Admin", Owner: "acme", Attributes: attrs}, admin, fixtureStart); err != nil {
+	attrs := []state.Attribute{{Name: "state", Label: "State", Type: state.TypeCategory, Aggregation: "mode"},
+		{Name: "lga", Label: "LGA", Type: state.TypeCategory, Aggregation: "mode"}}
+	if _, err := f.store.ImportDataset(state.Dataset{ID: "admin", Name: "Admin", Owner: "acme", Attributes: attrs}, admin, fixtureStart); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.store.ImportDataset(bolt.Dataset{ID: "pop", Name: "Population", Owner: "acme",
-		Attributes: []bolt.Attribute{{Name: "people", Label: "People", Type: bolt.TypeNumber, Aggregation: "sum"}}}, pop, fixtureStart); err != nil {
+	if _, err := f.store.ImportDataset(state.Dataset{ID: "pop", Name: "Population", Owner: "acme",
+		Attributes: []state.Attribute{{Name: "people", Label: "People", Type: state.TypeNumber, Aggregation: "sum"}}}, pop, fixtureStart); err != nil {
 		t.Fatal(err)
 	}
 	return f, api
 }
 
 // consoleKeys returns the organisation's keys named "console: user".
-func consoleKeys(t *testing.T, f *fixture, org, user string) []bolt.Key {
+func consoleKeys(t *testing.T, f *fixture, org, user string) []state.Key {
 	t.Helper()
 	keys, err := f.store.Keys(org)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []bolt.Key
+	var out []state.Key
 	for _, k := range keys {
 		if k.Name == "console: "+user {
 			out = append(out, k)
@@ -178,14 +179,14 @@ func TestExplore_PageMintsOneKey(t *testing.T) {
 			}
 			found := false
 			for _, e := range entries {
-				found = found || (e.Action == "key.mint" && e.Actor == name && e.Outcome == bolt.AuditOK)
+				found = found || (e.Action == "key.mint" && e.Actor == name && e.Outcome == state.AuditOK)
 			}
 			if !found {
 				t.Errorf("no audited key.mint by %s", name)
 			}
 		})
 	}
-	if logs := f.logs.String(); strings.Contains(logs, bolt.SecretPrefix) {
+	if logs := f.logs.String(); strings.Contains(logs, state.SecretPrefix) {
 		t.Error("a secret reached the log")
 	}
 }

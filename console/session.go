@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"frameindex/admin"
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // Cookies. Both are HttpOnly, SameSite=Strict, limited to Prefix, and
@@ -149,7 +149,7 @@ func (s *Server) authed(h http.HandlerFunc, mustChangeOK bool) http.HandlerFunc 
 		now := s.now()
 		se, u, err := s.store.Session(token, now, s.limits)
 		if err != nil {
-			if !errors.Is(err, bolt.ErrNotFound) && !errors.Is(err, bolt.ErrSessionExpired) {
+			if !errors.Is(err, state.ErrNotFound) && !errors.Is(err, state.ErrSessionExpired) {
 				s.fail(w, r, err)
 				return
 			}
@@ -157,7 +157,7 @@ func (s *Server) authed(h http.HandlerFunc, mustChangeOK bool) http.HandlerFunc 
 				s.clearCookie(w, r, cookieSession)
 			}
 			msg := ""
-			if errors.Is(err, bolt.ErrSessionExpired) {
+			if errors.Is(err, state.ErrSessionExpired) {
 				msg = "expired"
 			}
 			if r.Method != http.MethodGet {
@@ -222,7 +222,7 @@ func (s *Server) do(r *http.Request, op string, args any) (any, error) {
 func (s *Server) deny(w http.ResponseWriter, r *http.Request, action, target, why string) {
 	rq := requestOf(r)
 	r = s.actorCtx(r)
-	s.ops.Record(r.Context(), bolt.AuditEntry{Action: action, Target: target, Outcome: bolt.AuditRefused,
+	s.ops.Record(r.Context(), state.AuditEntry{Action: action, Target: target, Outcome: state.AuditRefused,
 		Reason: "role " + rq.role + ": " + why})
 	s.errorPage(w, r, http.StatusForbidden, "Not allowed", "Your role in "+rq.org+" is "+rq.role+": "+why+".")
 }
@@ -307,13 +307,13 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u, err := s.store.SignIn(login, password, now)
-	audit := bolt.AuditEntry{Actor: clip(login, 64), Action: "signin", Addr: addr}
+	audit := state.AuditEntry{Actor: clip(login, 64), Action: "signin", Addr: addr}
 	if audit.Actor == "" {
 		audit.Actor = "(no name)"
 	}
 	switch {
-	case errors.Is(err, bolt.ErrBadSignIn):
-		audit.Outcome, audit.Reason = bolt.AuditRefused, "wrong user name, e-mail address or password"
+	case errors.Is(err, state.ErrBadSignIn):
+		audit.Outcome, audit.Reason = state.AuditRefused, "wrong user name, e-mail address or password"
 		// A failure on a real account shows in its organisations' logs,
 		// for their owners to see.
 		if known, err := s.store.UserByLogin(login); err == nil {
@@ -327,9 +327,9 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		}
 		s.renderSignIn(w, r, http.StatusUnauthorized, d, "", "Wrong user name, e-mail address or password.")
 		return
-	case errors.Is(err, bolt.ErrPasswordExpired):
+	case errors.Is(err, state.ErrPasswordExpired):
 		s.throttle.succeed(acct, addr) // the password was right
-		audit.Outcome, audit.Reason = bolt.AuditRefused, "one-time password expired"
+		audit.Outcome, audit.Reason = state.AuditRefused, "one-time password expired"
 		s.ops.Record(r.Context(), audit)
 		s.renderSignIn(w, r, http.StatusUnauthorized, d, "",
 			"Your one-time password has expired. Ask an administrator of your organisation for a new one.")
@@ -349,7 +349,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	s.setCookie(w, r, cookieSession, token)
 	rq := requestOf(r)
 	rq.user, rq.org = u.Name, se.Org
-	audit.Actor, audit.Org, audit.Outcome = u.Name, se.Org, bolt.AuditOK
+	audit.Actor, audit.Org, audit.Outcome = u.Name, se.Org, state.AuditOK
 	s.ops.Record(r.Context(), audit)
 	if u.MustChange {
 		http.Redirect(w, r, Prefix+"password", http.StatusSeeOther)
@@ -399,7 +399,7 @@ func (s *Server) handleSignOut(w http.ResponseWriter, r *http.Request) {
 	}
 	s.clearCookie(w, r, cookieSession)
 	r = s.actorCtx(r)
-	s.ops.Record(r.Context(), bolt.AuditEntry{Action: "signout", Outcome: bolt.AuditOK})
+	s.ops.Record(r.Context(), state.AuditEntry{Action: "signout", Outcome: state.AuditOK})
 	http.Redirect(w, r, Prefix+"signin?msg=signedout", http.StatusSeeOther)
 }
 
@@ -417,7 +417,7 @@ func (s *Server) renderPassword(w http.ResponseWriter, r *http.Request, status i
 	rq := requestOf(r)
 	p := s.newPage(r, "Change your password", "password")
 	p.Error = errText
-	p.Data = passwordData{Forced: rq.u.MustChange, MinLen: bolt.MinPasswordLen}
+	p.Data = passwordData{Forced: rq.u.MustChange, MinLen: state.MinPasswordLen}
 	s.render(w, r, status, "password", p)
 }
 
@@ -445,14 +445,14 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err == nil:
 		s.throttle.succeed(rq.user, addr)
-	case !errors.Is(err, bolt.ErrBadSignIn):
+	case !errors.Is(err, state.ErrBadSignIn):
 		s.throttle.cancel(rq.user, addr) // not a wrong current password
 	}
 	switch {
-	case errors.Is(err, bolt.ErrBadSignIn):
+	case errors.Is(err, state.ErrBadSignIn):
 		s.renderPassword(w, r, http.StatusBadRequest, "The current password is wrong.")
 		return
-	case errors.Is(err, bolt.ErrInvalid):
+	case errors.Is(err, state.ErrInvalid):
 		s.renderPassword(w, r, http.StatusBadRequest, personMessage(err))
 		return
 	case err != nil:
@@ -474,7 +474,7 @@ func (s *Server) handleSwitchOrg(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)
 	org := r.PostFormValue("org")
 	if _, err := s.store.SetSessionOrg(rq.token, org); err != nil {
-		if errors.Is(err, bolt.ErrNotFound) {
+		if errors.Is(err, state.ErrNotFound) {
 			s.errorPage(w, r, http.StatusNotFound, "No such organisation", "You do not belong to that organisation.")
 			return
 		}

@@ -1,14 +1,14 @@
 package console
 
 import (
+	"frameindex/state"
+
 	"fmt"
 	"net/http"
 	"net/url"
 	"sync"
 	"testing"
 	"time"
-
-	"frameindex/bolt"
 )
 
 // TestServer_ThrottleHoldsUnderConcurrency: 150 wrong passwords for one
@@ -58,7 +58,7 @@ func TestServer_ThrottleHoldsUnderConcurrency(t *testing.T) {
 	entries, _ := f.store.AuditLog("", 0)
 	failed := 0
 	for _, e := range entries {
-		if e.Action == "signin" && e.Outcome == bolt.AuditRefused {
+		if e.Action == "signin" && e.Outcome == state.AuditRefused {
 			failed++
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"frameindex/admin"
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // historyLimit is how many of the newest ledger entries the usage page
@@ -53,7 +53,7 @@ type usageData struct {
 }
 
 // planLabels name the plans for people.
-var planLabels = map[string]string{bolt.PlanTrial: "Trial", bolt.PlanPro: "Pro", bolt.PlanScale: "Scale"}
+var planLabels = map[string]string{state.PlanTrial: "Trial", state.PlanPro: "Pro", state.PlanScale: "Scale"}
 
 func (s *Server) handleUsage(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)
@@ -62,7 +62,7 @@ func (s *Server) handleUsage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	u := res.(bolt.Usage)
+	u := res.(state.Usage)
 	res, err = s.do(r, admin.OpOrgShow, admin.OrgShow{ID: rq.org, Limit: historyLimit})
 	if err != nil {
 		s.fail(w, r, err)
@@ -169,7 +169,7 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var rows []auditRow
-	for _, e := range res.([]bolt.AuditEntry) {
+	for _, e := range res.([]state.AuditEntry) {
 		detail := e.Detail
 		if e.Reason != "" {
 			detail = strings.TrimSpace(detail + " " + e.Reason)

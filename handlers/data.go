@@ -7,8 +7,8 @@ import (
 	"strconv"
 
 	"frameindex/access"
-	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // DataStore is what the dataset calls need of the data file: access.Store
@@ -53,7 +53,7 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	ans, err := s.readDataAnswer(key, ids, key.Has(bolt.CapFeatureRead))
+	ans, err := s.readDataAnswer(key, ids, key.Has(state.CapFeatureRead))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -87,7 +87,7 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 // frames ids (features only with withFeatures). It is the common part of
 // the data call and the question call. No grid snapshot or no store is an
 // error answered 500 internal, as are access's errors.
-func (s *Server) readDataAnswer(key bolt.Key, ids []uint64, withFeatures bool) (*access.Answer, error) {
+func (s *Server) readDataAnswer(key state.Key, ids []uint64, withFeatures bool) (*access.Answer, error) {
 	ix := s.frames()
 	if ix == nil {
 		return nil, errNoGrid

@@ -19,8 +19,8 @@ import (
 	"unicode/utf8"
 
 	"frameindex/access"
-	"frameindex/bolt"
 	"frameindex/insight"
+	"frameindex/state"
 )
 
 // Limits of POST /v1/frames/insight (spec, Caps).
@@ -98,7 +98,7 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, errNoGrid)
 			return
 		}
-		if req.Nearest, err = ans.Nearest(s.data, ix, plan.Dataset, plan.Count, key.Has(bolt.CapFeatureRead)); err != nil {
+		if req.Nearest, err = ans.Nearest(s.data, ix, plan.Dataset, plan.Count, key.Has(state.CapFeatureRead)); err != nil {
 			s.writeError(w, r, err)
 			return
 		}

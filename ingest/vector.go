@@ -12,8 +12,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // vectorSource streams the features of one vector input (GeoJSON, a
@@ -87,13 +87,13 @@ func (s *geojsonSource) each(ctx context.Context, fn func(int, grid.InFeature) e
 	})
 	if e := tooLong(err); e != nil {
 		return fmt.Errorf("%w: %s feature %d (by line %d): more than %d MiB of JSON; a feature may be at most %d MiB",
-			bolt.ErrInvalid, s.path, next, e.line, MaxRecordBytes>>20, MaxRecordBytes>>20)
+			state.ErrInvalid, s.path, next, e.line, MaxRecordBytes>>20, MaxRecordBytes>>20)
 	}
-	if err != nil && ctx.Err() != nil && !errors.Is(err, bolt.ErrInvalid) {
+	if err != nil && ctx.Err() != nil && !errors.Is(err, state.ErrInvalid) {
 		return ctx.Err()
 	}
-	if err != nil && !errors.Is(err, bolt.ErrInvalid) && ctx.Err() == nil {
-		err = fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, s.path, err)
+	if err != nil && !errors.Is(err, state.ErrInvalid) && ctx.Err() == nil {
+		err = fmt.Errorf("%w: %s: %v", state.ErrInvalid, s.path, err)
 	}
 	return err
 }
@@ -121,7 +121,7 @@ func (s *seqSource) each(ctx context.Context, fn func(int, grid.InFeature) error
 			long = append(long[:0], b...)
 			for err == bufio.ErrBufferFull {
 				if len(long) > maxLineBytes {
-					return fmt.Errorf("%w: %s line %d: longer than %d MiB; one feature per line", bolt.ErrInvalid, s.path, line, maxLineBytes>>20)
+					return fmt.Errorf("%w: %s line %d: longer than %d MiB; one feature per line", state.ErrInvalid, s.path, line, maxLineBytes>>20)
 				}
 				b, err = br.ReadSlice('\n')
 				long = append(long, b...)
@@ -129,7 +129,7 @@ func (s *seqSource) each(ctx context.Context, fn func(int, grid.InFeature) error
 			b = long
 		}
 		if err != nil && err != io.EOF {
-			return fmt.Errorf("%w: %s line %d: %v", bolt.ErrInvalid, s.path, line, err)
+			return fmt.Errorf("%w: %s line %d: %v", state.ErrInvalid, s.path, line, err)
 		}
 		rec := bytes.TrimSpace(bytes.TrimLeft(b, "\x1e"))
 		if line == 1 {
@@ -138,7 +138,7 @@ func (s *seqSource) each(ctx context.Context, fn func(int, grid.InFeature) error
 		if len(rec) > 0 {
 			f, perr := parseFeature(rec)
 			if perr != nil {
-				return fmt.Errorf("%w: %s line %d (feature %d): %v", bolt.ErrInvalid, s.path, line, i, perr)
+				return fmt.Errorf("%w: %s line %d (feature %d): %v", state.ErrInvalid, s.path, line, i, perr)
 			}
 			if i%1024 == 0 && ctx.Err() != nil {
 				return ctx.Err()

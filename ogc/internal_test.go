@@ -18,6 +18,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/index"
+	"frameindex/state"
 )
 
 // latticeGrid is 40 x 40 cells around Abuja with ragged rows and a hole;
@@ -259,8 +260,8 @@ func TestEachMember(t *testing.T) {
 }
 
 func TestAttrLayout(t *testing.T) {
-	d := &bolt.Dataset{Attributes: []bolt.Attribute{
-		{Name: "population_2020", Type: bolt.TypeNumber}, {Name: "state", Type: bolt.TypeCategory}, {Name: "density", Type: bolt.TypeNumber}}}
+	d := &state.Dataset{Attributes: []state.Attribute{
+		{Name: "population_2020", Type: state.TypeNumber}, {Name: "state", Type: state.TypeCategory}, {Name: "density", Type: state.TypeNumber}}}
 	l := newAttrLayout(d)
 	tests := []struct{ attrs, want string }{
 		{`{"population_2020":1200,"state":"Kano","density":1.5}`, `"population_2020":1200.0,"state":"Kano","density":1.5`},
@@ -354,7 +355,7 @@ func TestLinks_ForgedHost(t *testing.T) {
 		r.Header.Set("X-Forwarded-Host", "evil.example")
 		r.Header.Set("X-Forwarded-Proto", "https")
 		w := httptest.NewRecorder()
-		if err := s.ServeKeyed(w, r, bolt.Key{ID: "k1", OrgID: "acme"}, "req-1"); err != nil {
+		if err := s.ServeKeyed(w, r, state.Key{ID: "k1", OrgID: "acme"}, "req-1"); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(w.Body.String(), tc.want) || strings.Contains(w.Body.String(), "evil.example") {

@@ -10,6 +10,7 @@ import (
 	"frameindex/access"
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -92,13 +93,13 @@ func appendFrameFeature(b []byte, sh grid.Shape, decl *attrLayout, attrs []byte)
 // ("1200.0" for 1200) so that GIS clients, which type a field from the
 // first values they see, make every number attribute a real field.
 type attrLayout struct {
-	attrs      []bolt.Attribute
+	attrs      []state.Attribute
 	index      map[string]int // name -> position, for many attributes
 	ownFrameID bool           // the dataset declares frame_id itself
 	vals       [][]byte       // scratch: each attribute's value in one object
 }
 
-func newAttrLayout(d *bolt.Dataset) *attrLayout {
+func newAttrLayout(d *state.Dataset) *attrLayout {
 	l := &attrLayout{attrs: d.Attributes, vals: make([][]byte, len(d.Attributes))}
 	if len(d.Attributes) > 8 {
 		l.index = make(map[string]int, len(d.Attributes))
@@ -157,7 +158,7 @@ func (l *attrLayout) appendAttrs(b []byte, attrs []byte) []byte {
 		switch {
 		case v == nil:
 			b = append(b, "null"...)
-		case l.attrs[i].Type == bolt.TypeNumber && isIntegerText(v):
+		case l.attrs[i].Type == state.TypeNumber && isIntegerText(v):
 			b = append(b, v...)
 			b = append(b, ".0"...)
 		default:
@@ -257,7 +258,7 @@ func (s *Server) framePage(g Grid, iq itemsQuery, p *page) string {
 // pageFrames returns the ids of at most limit frames that dataset d
 // records something on, touching the query's box, after its cursor, and
 // whether more follow.
-func (s *Server) pageFrames(g Grid, d *bolt.Dataset, iq itemsQuery) ([]uint64, bool, error) {
+func (s *Server) pageFrames(g Grid, d *state.Dataset, iq itemsQuery) ([]uint64, bool, error) {
 	start, ok := startAfter(iq)
 	if !ok {
 		return nil, false, nil
@@ -283,7 +284,7 @@ func (s *Server) pageFrames(g Grid, d *bolt.Dataset, iq itemsQuery) ([]uint64, b
 // narrowed returns key narrowed to dataset id alone: reading through
 // package access with it reads (and charges) that dataset and no other,
 // under the same rules as every other read.
-func narrowed(key bolt.Key, id string) bolt.Key {
+func narrowed(key state.Key, id string) state.Key {
 	key.Datasets = []string{id}
 	return key
 }
@@ -354,8 +355,8 @@ func (s *Server) charge(rq *request, ans *access.Answer, what string) error {
 // chargeDataset charges dataset acc once for what, when it is per query
 // and contributed, through package access (features are read page by page
 // rather than through access.Read, which caps them per request).
-func (s *Server) chargeDataset(rq *request, acc bolt.Access, contributed bool, what string) error {
-	ans := &access.Answer{Access: []bolt.Access{acc}, State: []access.State{{Contributed: contributed}}}
+func (s *Server) chargeDataset(rq *request, acc state.Access, contributed bool, what string) error {
+	ans := &access.Answer{Access: []state.Access{acc}, State: []access.State{{Contributed: contributed}}}
 	return s.charge(rq, ans, what)
 }
 
@@ -368,7 +369,7 @@ type storedFeature struct {
 // pageFeatures returns at most limit features of dataset d from the
 // query's cursor on, on frames touching its box, and the first feature of
 // the next page when more follow.
-func (s *Server) pageFeatures(g Grid, d *bolt.Dataset, iq itemsQuery) ([]storedFeature, *bolt.FeatureKey, error) {
+func (s *Server) pageFeatures(g Grid, d *state.Dataset, iq itemsQuery) ([]storedFeature, *bolt.FeatureKey, error) {
 	ranges, test := recordRanges(g, isLattice(g), iq.box, iq.from.Frame)
 	var out []storedFeature
 	var arena []byte

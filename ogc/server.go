@@ -11,6 +11,7 @@ import (
 	"frameindex/access"
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // Grid is the frame index the collections are drawn from; *index.Index
@@ -129,7 +130,7 @@ func (s *Server) Patterns() []string {
 type request struct {
 	w     http.ResponseWriter
 	r     *http.Request
-	key   bolt.Key
+	key   state.Key
 	id    string // the request id, recorded with charges
 	base  string // absolute URL of Prefix, for links
 	vars  map[string]string
@@ -142,7 +143,7 @@ type request struct {
 // writes as an OGC exception: an *Error with its code and status, or any
 // other error as a server failure (500, cause logged). When the answer was
 // already started the mounting server can only abort the connection.
-func (s *Server) ServeKeyed(w http.ResponseWriter, r *http.Request, key bolt.Key, requestID string) error {
+func (s *Server) ServeKeyed(w http.ResponseWriter, r *http.Request, key state.Key, requestID string) error {
 	rest, ok := strings.CutPrefix(r.URL.Path, Prefix)
 	if !ok {
 		return notFound("there is no OGC API call at %s", quote(r.URL.Path))

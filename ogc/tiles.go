@@ -14,8 +14,8 @@ import (
 	"github.com/paulmach/orb"
 
 	"frameindex/access"
-	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // Vector tiles (OGC API - Tiles, Mapbox Vector Tiles) in WebMercatorQuad.
@@ -489,7 +489,7 @@ type tileAttrs struct {
 	*attrLayout
 }
 
-func newTileAttrs(d *bolt.Dataset) tileAttrs { return tileAttrs{newAttrLayout(d)} }
+func newTileAttrs(d *state.Dataset) tileAttrs { return tileAttrs{newAttrLayout(d)} }
 
 // values calls num with each declared number attribute's value in attrs
 // and str with each string value (as written, between the quotes; escaped
@@ -604,11 +604,11 @@ func (b *blocks) draw(t *mvtTile) {
 
 // aggregate is attribute k of a cell as its declaration says: a sum, a
 // mean, or the most common value (ties to the first in byte order).
-func aggregate(a bolt.Attribute, c *cell, k int) (any, bool) {
+func aggregate(a state.Attribute, c *cell, k int) (any, bool) {
 	switch {
-	case a.Aggregation == bolt.AggSum && c.counts[k] > 0:
+	case a.Aggregation == state.AggSum && c.counts[k] > 0:
 		return c.sums[k], true
-	case a.Aggregation == bolt.AggMean && c.counts[k] > 0:
+	case a.Aggregation == state.AggMean && c.counts[k] > 0:
 		return c.sums[k] / float64(c.counts[k]), true
 	case c.modes[k] != nil:
 		best, bestN := "", 0

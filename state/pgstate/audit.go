@@ -3,7 +3,7 @@ package pgstate
 import (
 	"context"
 
-	"frameindex/bolt"
+	"frameindex/state"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -11,10 +11,10 @@ import (
 // AppendAudit is bolt.Store.AppendAudit. Entries are numbered by a
 // PostgreSQL sequence: increasing across all nodes, with a gap where an
 // insert failed.
-func (s *Store) AppendAudit(e bolt.AuditEntry) (bolt.AuditEntry, error) {
-	e, err := bolt.CleanAudit(e, s.clock())
+func (s *Store) AppendAudit(e state.AuditEntry) (state.AuditEntry, error) {
+	e, err := state.CleanAudit(e, s.clock())
 	if err != nil {
-		return bolt.AuditEntry{}, err
+		return state.AuditEntry{}, err
 	}
 	e.Time = ts(e.Time)
 	err = s.tx(func(ctx context.Context, tx pgx.Tx) error {
@@ -26,14 +26,14 @@ func (s *Store) AppendAudit(e bolt.AuditEntry) (bolt.AuditEntry, error) {
 		return err
 	})
 	if err != nil {
-		return bolt.AuditEntry{}, err
+		return state.AuditEntry{}, err
 	}
 	return e, nil
 }
 
 // AuditLog is bolt.Store.AuditLog.
-func (s *Store) AuditLog(org string, limit int) ([]bolt.AuditEntry, error) {
-	var out []bolt.AuditEntry
+func (s *Store) AuditLog(org string, limit int) ([]state.AuditEntry, error) {
+	var out []state.AuditEntry
 	err := s.view(func(ctx context.Context, tx pgx.Tx) error {
 		q := `SELECT seq, time, actor, org, action, target, detail, addr, outcome, reason FROM audit
 			WHERE $1 = '' OR org = $1 ORDER BY seq DESC`
@@ -46,8 +46,8 @@ func (s *Store) AuditLog(org string, limit int) ([]bolt.AuditEntry, error) {
 		if err != nil {
 			return err
 		}
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (bolt.AuditEntry, error) {
-			var e bolt.AuditEntry
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (state.AuditEntry, error) {
+			var e state.AuditEntry
 			var seq int64
 			err := r.Scan(&seq, &e.Time, &e.Actor, &e.Org, &e.Action, &e.Target, &e.Detail, &e.Addr, &e.Outcome, &e.Reason)
 			e.Seq, e.Time = uint64(seq), e.Time.UTC()

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -37,7 +37,7 @@ const maxChargeGroup = 256
 // chargeReq is one Charge waiting for the committer.
 type chargeReq struct {
 	orgID, keyID, requestID string
-	sorted                  []bolt.DatasetPrice // CheckCharge's order
+	sorted                  []state.DatasetPrice // CheckCharge's order
 	at                      time.Time
 
 	charged, leftOut []string
@@ -213,27 +213,17 @@ func (s *Store) chargeGroup(ctx context.Context, group []*chargeReq) (err error)
 			r.err = notFoundOrg(r.orgID)
 			continue
 		}
-		month := bolt.MonthOf(r.at)
-		for _, d := range r.sorted {
-			if d.Price > o.Credits {
-				r.leftOut = append(r.leftOut, d.ID)
-				continue
-			}
-			if d.Price > 0 {
-				o.Credits -= d.Price
-				e := bolt.LedgerEntry{
-					Time: r.at, Kind: bolt.LedgerCharge, Credits: -d.Price, Balance: o.Credits,
-					KeyID: r.keyID, Dataset: d.ID, RequestID: r.requestID,
-				}
-				o.appendLedger(&b, &e)
-			}
-			k := counterKey{o.ID, bolt.ChargesCounter(month, d.ID)}
-			c, seen := counters[k]
+		c := state.DecideCharge(o.Org, r.keyID, r.requestID, r.sorted, r.at)
+		r.charged, r.leftOut = c.Charged, c.LeftOut
+		// The counters of the group are summed: one statement each.
+		o.settle(&b, c.Org, c.Entries, nil)
+		for _, ch := range c.Counters {
+			k := counterKey{o.ID, ch.Name}
+			sum, seen := counters[k]
 			if !seen {
 				order = append(order, k)
 			}
-			counters[k] = [2]int64{c[0] + 1, c[1] + d.Price}
-			r.charged = append(r.charged, d.ID)
+			counters[k] = [2]int64{sum[0] + ch.Count, sum[1] + ch.Credits}
 		}
 	}
 	for _, k := range order {

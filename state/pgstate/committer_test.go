@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 	"frameindex/state/pgstate"
 	"frameindex/state/pgstate/pgtest"
 )
@@ -18,14 +18,14 @@ import (
 func TestChargeGroup(t *testing.T) {
 	s, _, _ := openPG(t, pgtest.Shared(t))
 	for id, credits := range map[string]int64{"acme": 10, "beta": 3} {
-		if _, err := s.AddOrg(bolt.Org{ID: id}); err != nil {
+		if _, err := s.AddOrg(state.Org{ID: id}); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := s.AddCredits(id, credits, "test", time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	p := func(id string, price int64) []bolt.DatasetPrice { return []bolt.DatasetPrice{{ID: id, Price: price}} }
+	p := func(id string, price int64) []state.DatasetPrice { return []state.DatasetPrice{{ID: id, Price: price}} }
 	out := s.ChargeGroup([]pgstate.ChargeArgs{
 		{"acme", "r0", p("a", 4)},  // 10 -> 6
 		{"acme", "r1", p("a", 7)},  // left out
@@ -34,7 +34,7 @@ func TestChargeGroup(t *testing.T) {
 		{"acme", "r4", p("a", 3)},  // 6 -> 3
 		{"acme", "r5", p("a", 5)},  // left out
 		{"beta", "r6", p("a", 2)},  // left out
-		{"acme", "r7", []bolt.DatasetPrice{{ID: "b", Price: 2}, {ID: "c", Price: 1}, {ID: "d", Price: 1}}}, // 3 -> 1 -> 0, d left out
+		{"acme", "r7", []state.DatasetPrice{{ID: "b", Price: 2}, {ID: "c", Price: 1}, {ID: "d", Price: 1}}}, // 3 -> 1 -> 0, d left out
 		{"beta", "r8", p("free", 0)}, // free: always charged
 	}, time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC))
 	want := []string{"[a] []", "[] [a]", "[a] []", "not found", "[a] []", "[] [a]", "[] [a]", "[b c] [d]", "[free] []"}
@@ -42,7 +42,7 @@ func TestChargeGroup(t *testing.T) {
 		got := fmt.Sprint(o.Charged, " ", o.LeftOut)
 		if o.Err != nil {
 			got = "not found"
-			if !errors.Is(o.Err, bolt.ErrNotFound) {
+			if !errors.Is(o.Err, state.ErrNotFound) {
 				t.Errorf("charge %d: %v, want not found", i, o.Err)
 			}
 		}
@@ -60,7 +60,7 @@ func TestChargeGroup(t *testing.T) {
 			if e.Seq != uint64(i+1) {
 				t.Errorf("%s entry %d numbered %d", org, i+1, e.Seq)
 			}
-			if e.Kind == bolt.LedgerCharge {
+			if e.Kind == state.LedgerCharge {
 				got = append(got, fmt.Sprintf("%s/%s:%d:%d", e.RequestID, e.Dataset, e.Credits, e.Balance))
 			}
 		}
@@ -76,7 +76,7 @@ func TestChargeGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []bolt.DatasetCharge{{Dataset: "a", Requests: 2, Credits: 7}, {Dataset: "b", Requests: 1, Credits: 2}, {Dataset: "c", Requests: 1, Credits: 1}}; !reflect.DeepEqual(u.Charges, want) {
+	if want := []state.DatasetCharge{{Dataset: "a", Requests: 2, Credits: 7}, {Dataset: "b", Requests: 1, Credits: 2}, {Dataset: "c", Requests: 1, Credits: 1}}; !reflect.DeepEqual(u.Charges, want) {
 		t.Errorf("acme usage %+v, want %+v", u.Charges, want)
 	}
 }

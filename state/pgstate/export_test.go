@@ -3,13 +3,13 @@ package pgstate
 import (
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // ChargeArgs are one Charge's arguments, for ChargeGroup.
 type ChargeArgs struct {
 	OrgID, RequestID string
-	DS               []bolt.DatasetPrice
+	DS               []state.DatasetPrice
 }
 
 // ChargeOutcome is what one charge of a group was answered.
@@ -23,7 +23,7 @@ type ChargeOutcome struct {
 func (s *Store) ChargeGroup(charges []ChargeArgs, at time.Time) []ChargeOutcome {
 	var group []*chargeReq
 	for _, c := range charges {
-		sorted, err := bolt.CheckCharge("key_abc", c.RequestID, c.DS)
+		sorted, err := state.CheckCharge("key_abc", c.RequestID, c.DS)
 		if err != nil {
 			panic(err)
 		}

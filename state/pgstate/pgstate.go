@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"frameindex/bolt"
 	"frameindex/state"
 
 	"github.com/jackc/pgx/v5"
@@ -20,8 +19,8 @@ import (
 // Catalogue is the node's own datasets (its bbolt file); *bolt.Store
 // implements it.
 type Catalogue interface {
-	Datasets() ([]bolt.Dataset, error)
-	Dataset(id string) (bolt.Dataset, error)
+	Datasets() ([]state.Dataset, error)
+	Dataset(id string) (state.Dataset, error)
 }
 
 // Options configure Open.
@@ -183,7 +182,7 @@ func pgCode(err error) string {
 // isKind reports whether err is already one of the kinds a caller tests
 // for, worded for a person.
 func isKind(err error) bool {
-	for _, k := range []error{bolt.ErrInvalid, bolt.ErrNotFound, bolt.ErrExists, bolt.ErrNoAllowance, bolt.ErrCorrupt, ErrSchema, errNoCatalogue} {
+	for _, k := range []error{state.ErrInvalid, state.ErrNotFound, state.ErrExists, state.ErrNoAllowance, state.ErrCorrupt, ErrSchema, errNoCatalogue} {
 		if errors.Is(err, k) {
 			return true
 		}
