@@ -59,7 +59,8 @@ func (s *Store) readCounter(tx *bbolt.Tx, orgID, name string) (counter, error) {
 }
 
 // ReserveAnswer reserves one worded answer for a request of key keyID, in
-// one transaction, before the model is called. In order:
+// one transaction (shared with other requests' ledger writes and durable
+// when it returns; committer.go), before the model is called. In order:
 //
 //   - when the organisation has had DailyCeiling worded answers in the UTC
 //     day of now, it fails with ErrNoAllowance;

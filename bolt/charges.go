@@ -8,7 +8,10 @@ import (
 	bbolt "go.etcd.io/bbolt"
 )
 
-// Charge debits per-query datasets for one request, in one transaction.
+// Charge debits per-query datasets for one request, in one transaction,
+// which it shares with the ledger writes of other requests waiting at the
+// same moment (group commit, committer.go); it returns once that
+// transaction is on disk.
 //
 // Going through ds in ascending dataset id, it debits each dataset's price
 // while the organisation's balance covers it: the balance goes down, a
