@@ -59,7 +59,12 @@ type committer struct {
 // commit applies op through the committer and returns when the group it
 // was applied in is durable (or failed): the error of its check, of the
 // group's transaction, or nil.
+//
+// The committer writes no audit entry: a handle of Audited hands its
+// ledger writes to the same committer as every other handle, and its entry
+// goes with its own change.
 func (s *Store) commit(op ledgerOp) error {
+	s = s.unaudited()
 	c := &s.group
 	c.mu.Lock()
 	if c.closed {

@@ -60,7 +60,11 @@ type chargeCommitter struct {
 // has committed (or failed); r holds the outcome.
 func (s *Store) commitCharge(r *chargeReq) {
 	r.done = make(chan struct{})
-	c := &s.charges
+	c := s.charges
+	if c == nil { // a Store of Migrate's, which charges nothing
+		s.applyCharges([]*chargeReq{r})
+		return
+	}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -113,7 +117,10 @@ func (s *Store) runChargeCommitter(queue <-chan *chargeReq, quit <-chan struct{}
 // stopChargeCommitter stops the committer after the group it is applying;
 // later charges run alone.
 func (s *Store) stopChargeCommitter() {
-	c := &s.charges
+	c := s.charges
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	started, closed := c.started, c.closed
 	c.closed = true
