@@ -59,7 +59,8 @@ func (s *Store) readCounter(tx *bbolt.Tx, orgID, name string) (counter, error) {
 }
 
 // ReserveAnswer reserves one worded answer for a request of key keyID, in
-// one transaction, before the model is called. In order:
+// one transaction (shared with other requests' ledger writes and durable
+// when it returns; committer.go), before the model is called. In order:
 //
 //   - when the organisation has had DailyCeiling worded answers in the UTC
 //     day of now, it fails with ErrNoAllowance;
@@ -96,45 +97,47 @@ func (s *Store) ReserveAnswer(orgID, keyID, requestID string, creditCost int64, 
 	}
 	now = now.Round(0).UTC()
 	var r state.Reservation
-	err = s.update(func(tx *bbolt.Tx) error {
+	err = s.commit(func(tx *bbolt.Tx) (func() error, error) {
 		o, err := s.getOrg(tx, orgID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		day, err := s.readCounter(tx, o.ID, state.AnswersCounter(state.DayOf(now)))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var month counter
 		if day.Count < state.DailyCeiling {
 			if month, err = s.readCounter(tx, o.ID, state.AnswersCounter(state.MonthOf(now))); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		a, err := state.DecideAnswer(o, keyID, requestID, cost, now, day.Count, month.Count)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		r = a.Reservation
-		pending, err := tx.CreateBucketIfNotExists(bucketPending)
-		if err != nil {
-			return err
-		}
-		if r.ID, err = pending.NextSequence(); err != nil {
-			return err
-		}
-		if a.Entry != nil {
-			if _, err := appendLedger(tx, o.ID, *a.Entry); err != nil {
+		return func() error {
+			r = a.Reservation
+			pending, err := tx.CreateBucketIfNotExists(bucketPending)
+			if err != nil {
 				return err
 			}
-			if err := putOrg(tx, a.Org); err != nil {
+			if r.ID, err = pending.NextSequence(); err != nil {
 				return err
 			}
-		}
-		if err := s.settle(tx, o, nil, a.Counters); err != nil {
-			return err
-		}
-		return putJSON(pending, reservationKey(r.ID), r)
+			if a.Entry != nil {
+				if _, err := appendLedger(tx, o.ID, *a.Entry); err != nil {
+					return err
+				}
+				if err := putOrg(tx, a.Org); err != nil {
+					return err
+				}
+			}
+			if err := s.settle(tx, o, nil, a.Counters); err != nil {
+				return err
+			}
+			return putJSON(pending, reservationKey(r.ID), r)
+		}, nil
 	})
 	if err != nil {
 		return state.Reservation{}, err
@@ -180,12 +183,15 @@ func (s *Store) pendingReservation(tx *bbolt.Tx, r state.Reservation) (stored st
 // file, or for another organisation); ErrInvalid for one without an id;
 // ErrCorrupt.
 func (s *Store) CommitAnswer(r state.Reservation) error {
-	return s.update(func(tx *bbolt.Tx) error {
+	return s.commit(func(tx *bbolt.Tx) (func() error, error) {
 		_, pending, err := s.pendingReservation(tx, r)
-		if err != nil || !pending {
-			return err
+		switch {
+		case err != nil:
+			return nil, err
+		case !pending:
+			return func() error { return nil }, nil
 		}
-		return tx.Bucket(bucketPending).Delete(reservationKey(r.ID))
+		return func() error { return tx.Bucket(bucketPending).Delete(reservationKey(r.ID)) }, nil
 	})
 }
 
@@ -205,54 +211,72 @@ func (s *Store) RefundAnswer(r state.Reservation, now time.Time) error {
 		now = s.clock()
 	}
 	now = now.Round(0).UTC()
-	return s.update(func(tx *bbolt.Tx) error {
+	return s.commit(func(tx *bbolt.Tx) (func() error, error) {
 		stored, pending, err := s.pendingReservation(tx, r)
 		switch {
 		case err != nil:
-			return err
+			return nil, err
 		case !pending:
-			return state.Errorf(state.ErrNotFound, "worded answer reservation %d was committed; it cannot be refunded", r.ID)
+			return nil, state.Errorf(state.ErrNotFound, "worded answer reservation %d was committed; it cannot be refunded", r.ID)
 		}
-		return s.refund(tx, stored, now)
+		return s.checkRefund(tx, stored, now)
 	})
 }
 
 // refund reverses the pending reservation r, as stored, inside tx.
 func (s *Store) refund(tx *bbolt.Tx, r state.Reservation, now time.Time) error {
-	o, err := s.getOrg(tx, r.OrgID)
+	write, err := s.checkRefund(tx, r, now)
 	if err != nil {
 		return err
+	}
+	return write()
+}
+
+// checkRefund checks, inside tx, that the pending reservation r, as
+// stored, can be reversed, writing nothing, and returns the write that
+// reverses it. Refusals: ErrNotFound for its organisation; ErrCorrupt for
+// a usage counter holding less than r added; ErrInvalid for a balance
+// that would pass math.MaxInt64.
+func (s *Store) checkRefund(tx *bbolt.Tx, r state.Reservation, now time.Time) (func() error, error) {
+	o, err := s.getOrg(tx, r.OrgID)
+	if err != nil {
+		return nil, err
 	}
 	f, decided := state.DecideRefund(o, r, now)
 	for _, c := range f.Counters {
-		if _, err := s.addCounter(tx, o.ID, c.Name, c.Count, c.Credits); err != nil {
-			if errors.Is(err, state.ErrInvalid) {
-				// The counter holds less than the reservation added.
-				err = state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: refunding worded answer %d: %v", s.path, r.ID, err)
-			}
-			return err
+		have, err := s.readCounter(tx, o.ID, c.Name)
+		if err != nil {
+			return nil, err
+		}
+		if have.Count+c.Count < 0 || have.Credits+c.Credits < 0 {
+			return nil, state.Errorf(state.ErrCorrupt, "data file %q is corrupt: refunding worded answer %d: usage counter %q of organisation %q holds %d, %d credits", s.path, r.ID, c.Name, o.ID, have.Count, have.Credits)
 		}
 	}
 	if decided != nil {
-		return decided
+		return nil, decided
 	}
-	if f.Entry != nil {
-		if _, err := appendLedger(tx, o.ID, *f.Entry); err != nil {
+	return func() error {
+		if err := s.settle(tx, o, nil, f.Counters); err != nil {
 			return err
 		}
-		if err := putOrg(tx, f.Org); err != nil {
+		if f.Entry != nil {
+			if _, err := appendLedger(tx, o.ID, *f.Entry); err != nil {
+				return err
+			}
+			if err := putOrg(tx, f.Org); err != nil {
+				return err
+			}
+		}
+		key := reservationKey(r.ID)
+		refunded, err := tx.CreateBucketIfNotExists(bucketRefunded)
+		if err != nil {
 			return err
 		}
-	}
-	key := reservationKey(r.ID)
-	refunded, err := tx.CreateBucketIfNotExists(bucketRefunded)
-	if err != nil {
-		return err
-	}
-	if err := refunded.Put(key, []byte(now.Format(time.RFC3339Nano))); err != nil {
-		return err
-	}
-	return tx.Bucket(bucketPending).Delete(key)
+		if err := refunded.Put(key, []byte(now.Format(time.RFC3339Nano))); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketPending).Delete(key)
+	}, nil
 }
 
 // RecoverPending refunds, in one transaction, every reservation that is

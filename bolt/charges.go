@@ -8,7 +8,10 @@ import (
 	bbolt "go.etcd.io/bbolt"
 )
 
-// Charge debits per-query datasets for one request, in one transaction.
+// Charge debits per-query datasets for one request, in one transaction,
+// which it shares with the ledger writes of other requests waiting at the
+// same moment (group commit, committer.go); it returns once that
+// transaction is on disk.
 //
 // Going through ds in ascending dataset id, it debits each dataset's price
 // while the organisation's balance covers it: the balance goes down, a
@@ -43,19 +46,21 @@ func (s *Store) Charge(orgID, keyID, requestID string, ds []state.DatasetPrice, 
 	}
 	now = now.Round(0).UTC()
 	var c state.Charges
-	err = s.update(func(tx *bbolt.Tx) error {
+	err = s.commit(func(tx *bbolt.Tx) (func() error, error) {
 		o, err := s.getOrg(tx, orgID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		c = state.DecideCharge(o, keyID, requestID, sorted, now)
-		if err := s.settle(tx, c.Org, c.Entries, c.Counters); err != nil {
-			return err
-		}
-		if len(c.Entries) == 0 {
-			return nil
-		}
-		return putOrg(tx, c.Org)
+		return func() error {
+			if err := s.settle(tx, c.Org, c.Entries, c.Counters); err != nil {
+				return err
+			}
+			if len(c.Entries) == 0 {
+				return nil
+			}
+			return putOrg(tx, c.Org)
+		}, nil
 	})
 	if err != nil {
 		return nil, nil, err

@@ -129,6 +129,8 @@ type dataFile struct {
 	rand io.Reader
 
 	closeOnce sync.Once
+	// group is the group committer of the ledger (committer.go).
+	group committer
 }
 
 // Open opens (or, with Create, creates) the data file at path.
@@ -309,6 +311,7 @@ func (s *Store) Close() error {
 	}
 	var err error
 	s.closeOnce.Do(func() {
+		s.stopCommitter()
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if cerr := s.db.Close(); cerr != nil {

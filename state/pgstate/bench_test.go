@@ -3,6 +3,7 @@ package pgstate_test
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,4 +61,29 @@ func BenchmarkReadable(b *testing.B) {
 			b.Fatal(acc, err)
 		}
 	}
+}
+
+// BenchmarkChargeParallel is charges from 16 goroutines at once: the
+// committer applies those waiting together in one transaction.
+func BenchmarkChargeParallel(b *testing.B) {
+	c := pgtest.Shared(b)
+	s, _, _ := openPG(b, c)
+	if _, err := s.AddOrg(state.Org{ID: "acme"}); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := s.AddCredits("acme", 1<<40, "bench", time.Time{}); err != nil {
+		b.Fatal(err)
+	}
+	ds := []state.DatasetPrice{{ID: "roads", Price: 1}}
+	var n atomic.Int64
+	b.SetParallelism(8) // 16 goroutines on 2 cores
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, _, err := s.Charge("acme", "key_bench", fmt.Sprint("req-", n.Add(1)), ds, time.Time{}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }

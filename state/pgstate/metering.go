@@ -12,9 +12,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Charge is bolt.Store.Charge: one transaction under the organisation's
-// row lock (SELECT … FOR UPDATE), so that charges on any number of nodes
-// run one after another against the balance the last one left.
+// Charge is bolt.Store.Charge. The charges of concurrent requests on this
+// node are applied together, in one transaction under their
+// organisations' row locks (SELECT … FOR UPDATE), so that charges on any
+// number of nodes run one after another against the balance the last one
+// left; Charge returns once its transaction has committed (committer.go).
 func (s *Store) Charge(orgID, keyID, requestID string, ds []state.DatasetPrice, now time.Time) (charged, leftOut []string, err error) {
 	if len(ds) == 0 {
 		return nil, nil, nil
@@ -23,23 +25,12 @@ func (s *Store) Charge(orgID, keyID, requestID string, ds []state.DatasetPrice, 
 	if err != nil {
 		return nil, nil, err
 	}
-	at := s.nowOr(now)
-	var c state.Charges
-	err = s.tx(func(ctx context.Context, tx pgx.Tx) error {
-		o, err := lockOrg(ctx, tx, orgID)
-		if err != nil {
-			return err
-		}
-		c = state.DecideCharge(o.Org, keyID, requestID, sorted, at)
-		var b pgx.Batch
-		o.settle(&b, c.Org, c.Entries, c.Counters)
-		o.save(&b)
-		return run(ctx, tx, &b)
-	})
-	if err != nil {
-		return nil, nil, err
+	r := &chargeReq{orgID: orgID, keyID: keyID, requestID: requestID, sorted: sorted, at: s.nowOr(now)}
+	s.commitCharge(r)
+	if r.err != nil {
+		return nil, nil, r.err
 	}
-	return c.Charged, c.LeftOut, nil
+	return r.charged, r.leftOut, nil
 }
 
 // counterOf reads a usage counter in tx; one that does not exist is zero.
@@ -141,17 +132,31 @@ func lockReservation(ctx context.Context, tx pgx.Tx, r state.Reservation) (state
 	return stored, st, nil
 }
 
-// CommitAnswer is bolt.Store.CommitAnswer.
+// CommitAnswer is bolt.Store.CommitAnswer: one statement, one round trip,
+// when the reservation is pending; one more to say why when it is not.
 func (s *Store) CommitAnswer(r state.Reservation) error {
-	at := ts(s.clock())
-	return s.tx(func(ctx context.Context, tx pgx.Tx) error {
-		_, st, err := lockReservation(ctx, tx, r)
-		if err != nil || st != "pending" {
+	lookup := func() error {
+		return s.tx(func(ctx context.Context, tx pgx.Tx) error {
+			_, _, err := lockReservation(ctx, tx, r)
 			return err
-		}
-		_, err = tx.Exec(ctx, "UPDATE reservations SET state = 'committed', settled = $2 WHERE id = $1", int64(r.ID), at)
-		return err
-	})
+		})
+	}
+	if r.ID == 0 || r.ID > 1<<63-1 {
+		return lookup()
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	tag, err := s.pool.Exec(ctx, "UPDATE reservations SET state = 'committed', settled = $3 WHERE id = $1 AND org = $2 AND state = 'pending'",
+		int64(r.ID), r.OrgID, ts(s.clock()))
+	if err != nil {
+		return s.wrap(err)
+	}
+	if tag.RowsAffected() == 1 {
+		return nil
+	}
+	// Not pending: committed already (nothing to do), refunded, never
+	// made, or another organisation's.
+	return lookup()
 }
 
 // RefundAnswer is bolt.Store.RefundAnswer.

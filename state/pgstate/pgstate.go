@@ -55,6 +55,9 @@ type Store struct {
 	recoverAfter time.Duration
 	timeout      time.Duration
 	now          func() time.Time
+	// charges is the group committer of Charge (committer.go), shared
+	// by the handles Audited makes.
+	charges *chargeCommitter
 	// audit, on a handle of Audited, is the entry its next write
 	// transaction writes with its change (audit_tx.go).
 	audit *pendingAudit
@@ -112,6 +115,7 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 	s := &Store{
 		cat: opt.Catalogue, where: whereOf(cfg.ConnConfig.Config.Copy()),
 		recoverAfter: opt.RecoverAfter, timeout: opt.Timeout, now: opt.Now,
+		charges: &chargeCommitter{},
 	}
 	if s.recoverAfter <= 0 {
 		s.recoverAfter = DefaultRecoverAfter
@@ -135,7 +139,10 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 }
 
 // Close releases the connections; calls after Close fail.
-func (s *Store) Close() { s.pool.Close() }
+func (s *Store) Close() {
+	s.stopChargeCommitter()
+	s.pool.Close()
+}
 
 // Where names the database: host, port and database, never the password.
 func (s *Store) Where() string { return s.where }

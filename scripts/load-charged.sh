@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Load test of per-query charges: the data call (GET /v1/frames/data, 50
+# frames near Lagos) on the national demo with a key that reads the
+# per-query dataset nightlights (every call charged: a ledger entry, a
+# durable write) against the same call with a key narrowed to the five
+# uncharged datasets, in one run, on loopback only. wrk -t1 -c8, DURATION
+# seconds a run, the two keys in turn, RUNS runs each; prints every run,
+# the medians and their ratio (target: charged >= 0.8 x uncharged), and
+# checks that the charged calls were charged and the ledger counts them.
+#   scripts/load-charged.sh [DURATION] [RUNS]     (defaults 10, 3)
+#   DEMO_DB=FILE scripts/load-charged.sh ...      reuse (or make) the demo
+#                                                 file FILE; it is written to
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DUR=${1:-10}
+RUNS=${2:-3}
+if ! command -v wrk >/dev/null; then
+  (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null
+fi
+command -v jq >/dev/null || { echo "jq is required (apt-get install jq)"; exit 1; }
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+go build -o "$work/frameindex" .
+db=${DEMO_DB:-$work/demo.db}
+out="$work/demo.out"
+# The spec's limits would refuse all but the first 120 requests of a key;
+# raise them so that the charge's cost is measured, not the refusals.
+"$work/frameindex" demo --data "$db" --addr 127.0.0.1:0 \
+  --limit-key-rate 6e10 --limit-key-burst 1000000000 --limit-org-rate 6e10 --limit-org-burst 1000000000 \
+  >"$out" 2>"$work/demo.err" &
+pids+=($!)
+url=""
+for _ in $(seq 1200); do # the first run builds the demo file: about 5 s, more on a busy machine
+  url=$(grep -o 'http://[0-9.:]*' "$out" | head -1 || true)
+  [ -n "$url" ] && break
+  sleep 0.1
+done
+[ -n "$url" ] || { echo "demo did not start"; cat "$work/demo.err"; exit 1; }
+charged_key=$(grep -o 'svc_sk_[0-9A-Za-z]*' "$out" | head -1)
+fi=("$work/frameindex")
+"${fi[@]}" org credits demo --add 1000000000 --note "load test" --data "$db" >/dev/null
+free_key=$("${fi[@]}" key mint --org demo --preset full --datasets admin,population,buildings,settlement,health --data "$db" --json | jq -r .secret)
+
+# 50 frames near Lagos.
+ids=$(curl -s -H "Authorization: Bearer $charged_key" "$url/v1/frames?bbox=3.30,6.40,3.50,6.60&limit=50" | jq -r '[.data.features[].id | tostring] | join(",")')
+[ "$(tr ',' '\n' <<<"$ids" | wc -l)" = 50 ] || { echo "expected 50 frame ids near Lagos, got: $ids"; exit 1; }
+path="/v1/frames/data?ids=$ids"
+charges() { curl -s -H "Authorization: Bearer $1" "$url$path" | jq -c '.data.charged // []'; }
+[ "$(charges "$charged_key")" = '["nightlights"]' ] || { echo "the charged key's call was not charged: $(charges "$charged_key")"; exit 1; }
+[ "$(charges "$free_key")" = '[]' ] || { echo "the uncharged key's call was charged"; exit 1; }
+ledger_before=$("${fi[@]}" org show demo --history 0 --data "$db" --json | jq '[.ledger[] | select(.kind == "charge")] | length')
+
+rps() { wrk -t1 -c8 -d"${DUR}s" -H "Authorization: Bearer $1" "$url$path" | tee -a "$work/wrk.log" | awk '/Requests\/sec/{print $2}'; }
+echo "running wrk -t1 -c8 -d${DUR}s, ${RUNS} runs of each key in turn ..."
+c=() f=()
+for i in $(seq "$RUNS"); do
+  c+=("$(rps "$charged_key")")
+  f+=("$(rps "$free_key")")
+  printf 'run %d: charged %10s req/s   uncharged %10s req/s\n' "$i" "${c[-1]}" "${f[-1]}"
+done
+if grep -q "Non-2xx" "$work/wrk.log"; then echo "WARNING: some responses were not 2xx"; grep "Non-2xx" "$work/wrk.log"; fi
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+mc=$(median "${c[@]}")
+mf=$(median "${f[@]}")
+ledger_after=$("${fi[@]}" org show demo --history 0 --data "$db" --json | jq '[.ledger[] | select(.kind == "charge")] | length')
+printf '%-55s %10s req/s\n' "data call, 50 frames, key charged per query (median)" "$mc" \
+  "data call, 50 frames, key of uncharged datasets (median)" "$mf"
+awk -v c="$mc" -v f="$mf" 'BEGIN{printf "ratio charged to uncharged:    %.2f (target >= 0.80)\n", c/f}'
+echo "charge entries written during the runs: $((ledger_after - ledger_before))"
