@@ -6,28 +6,28 @@ import (
 	"slices"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // PerQuery returns the per-query datasets that contributed and are neither
 // charged nor left out yet, in ascending id order, with their prices: what
 // the data call asks Charge to debit.
-func (a *Answer) PerQuery() []bolt.DatasetPrice {
+func (a *Answer) PerQuery() []state.DatasetPrice {
 	return a.perQuery(func(string) bool { return true })
 }
 
 // UsedPerQuery is PerQuery restricted to the datasets among used (the
 // question engine's Insight.Used); ids that are not readable are ignored.
-func (a *Answer) UsedPerQuery(used []string) []bolt.DatasetPrice {
+func (a *Answer) UsedPerQuery(used []string) []state.DatasetPrice {
 	return a.perQuery(func(id string) bool { return slices.Contains(used, id) })
 }
 
-func (a *Answer) perQuery(pick func(id string) bool) []bolt.DatasetPrice {
-	var asks []bolt.DatasetPrice
+func (a *Answer) perQuery(pick func(id string) bool) []state.DatasetPrice {
+	var asks []state.DatasetPrice
 	for i, st := range a.State {
 		d := &a.Access[i].Dataset
 		if a.Access[i].PerQuery && st.Contributed && !st.Charged && !st.LeftOut && pick(d.ID) {
-			asks = append(asks, bolt.DatasetPrice{ID: d.ID, Price: d.Price})
+			asks = append(asks, state.DatasetPrice{ID: d.ID, Price: d.Price})
 		}
 	}
 	return asks
@@ -41,7 +41,7 @@ func (a *Answer) perQuery(pick func(id string) bool) []bolt.DatasetPrice {
 // happened whole or not at all); a store answer that names datasets it was
 // not asked about, or leaves one unsettled, is ErrStore. A charge is never
 // made once ctx is done: then the error is context.Cause(ctx).
-func (a *Answer) Charge(ctx context.Context, store Store, key bolt.Key, requestID string, asks []bolt.DatasetPrice, now time.Time) (leftOut []string, err error) {
+func (a *Answer) Charge(ctx context.Context, store Store, key state.Key, requestID string, asks []state.DatasetPrice, now time.Time) (leftOut []string, err error) {
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
@@ -58,9 +58,9 @@ func (a *Answer) Charge(ctx context.Context, store Store, key bolt.Key, requestI
 // settle records Charge's answer: each dataset asked is either charged or
 // left out, and nothing else is named. A left-out dataset is then removed
 // from every frame.
-func (a *Answer) settle(asks []bolt.DatasetPrice, charged, leftOut []string) error {
+func (a *Answer) settle(asks []state.DatasetPrice, charged, leftOut []string) error {
 	asked := func(id string) bool {
-		return slices.ContainsFunc(asks, func(p bolt.DatasetPrice) bool { return p.ID == id })
+		return slices.ContainsFunc(asks, func(p state.DatasetPrice) bool { return p.ID == id })
 	}
 	for _, id := range charged {
 		i, ok := a.find(id)

@@ -13,9 +13,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/insight"
+	"frameindex/state"
 )
 
 // Question is a checked question: what the engine is asked about the
@@ -81,7 +81,7 @@ func (a *Answer) Request(q Question) (insight.Request, error) {
 // answer use per-query datasets not yet settled, they are charged in turn.
 // Each round settles at least one dataset, so this ends. Errors are
 // Charge's.
-func (a *Answer) Ask(ctx context.Context, store Store, key bolt.Key, requestID string, now time.Time,
+func (a *Answer) Ask(ctx context.Context, store Store, key state.Key, requestID string, now time.Time,
 	req insight.Request, answer func(insight.Request) insight.Insight) (insight.Insight, error) {
 	res := answer(req)
 	for {

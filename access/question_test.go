@@ -19,6 +19,7 @@ import (
 	"frameindex/grid"
 	"frameindex/index"
 	"frameindex/insight"
+	"frameindex/state"
 )
 
 // ellipsoidAreaKm2 integrates the WGS84 area element M(φ)·N(φ)·cos φ over
@@ -259,7 +260,7 @@ func TestFeaturePoint(t *testing.T) {
 // nearStore is a Store over prepared features of one dataset (and
 // attributes of another), counting the frames read.
 type nearStore struct {
-	access   []bolt.Access
+	access   []state.Access
 	features map[uint64][]string
 	read     int
 	calls    int
@@ -267,7 +268,7 @@ type nearStore struct {
 	wrongID  bool
 }
 
-func (s *nearStore) Readable(bolt.Key) ([]bolt.Access, error) { return s.access, nil }
+func (s *nearStore) Readable(state.Key) ([]state.Access, error) { return s.access, nil }
 
 func (s *nearStore) ReadFrames(ids []string, frames []uint64, withFeatures bool, featureCap int) ([]bolt.FrameData, error) {
 	s.calls++
@@ -299,7 +300,7 @@ func (s *nearStore) ReadFrames(ids []string, frames []uint64, withFeatures bool,
 	return out, nil
 }
 
-func (s *nearStore) Charge(string, string, string, []bolt.DatasetPrice, time.Time) ([]string, []string, error) {
+func (s *nearStore) Charge(string, string, string, []state.DatasetPrice, time.Time) ([]string, []string, error) {
 	return nil, nil, errors.New("not used")
 }
 
@@ -336,7 +337,7 @@ func nearFixture(seed uint64, n int, lon, lat float64) (map[uint64][]string, [][
 }
 
 func TestNearest(t *testing.T) {
-	healthAccess := []bolt.Access{{Dataset: bolt.Dataset{ID: "health", Name: "Health facilities", Features: 100}, PerQuery: true}}
+	healthAccess := []state.Access{{Dataset: state.Dataset{ID: "health", Name: "Health facilities", Features: 100}, PerQuery: true}}
 	const lon, lat = 7.45, 9.05
 	row, col := grid.CellAt(lat, lon)
 	sel := []uint64{grid.CellID(row, col), grid.CellID(row, col+1), grid.CellID(row+2, col)}
@@ -355,7 +356,7 @@ func TestNearest(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			feats, pts := nearFixture(tt.seed, tt.n, lon, lat)
 			store := &nearStore{access: healthAccess, features: feats}
-			a, err := Read(store, nearGrid, bolt.Key{ID: "k", OrgID: "o"}, sel, false)
+			a, err := Read(store, nearGrid, state.Key{ID: "k", OrgID: "o"}, sel, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -410,7 +411,7 @@ func TestNearest(t *testing.T) {
 	t.Run("hidden without feature.read", func(t *testing.T) {
 		feats, _ := nearFixture(7, 50, lon, lat)
 		store := &nearStore{access: healthAccess, features: feats}
-		a, _ := Read(store, nearGrid, bolt.Key{}, sel, false)
+		a, _ := Read(store, nearGrid, state.Key{}, sel, false)
 		nr, err := a.Nearest(store, nearGrid, "health", 2, false)
 		if err != nil || !nr.Hidden || len(nr.Features) != 2 || nr.Features[0].Name != "" || nr.Features[0].Properties != nil || nr.Features[0].Lon != 0 {
 			t.Errorf("%+v %v", nr, err)
@@ -418,7 +419,7 @@ func TestNearest(t *testing.T) {
 	})
 	t.Run("not readable, left out, no known frame", func(t *testing.T) {
 		store := &nearStore{access: healthAccess, features: map[uint64][]string{sel[0]: {pointFeature("x", lon, lat)}}}
-		a, _ := Read(store, nearGrid, bolt.Key{}, sel, false)
+		a, _ := Read(store, nearGrid, state.Key{}, sel, false)
 		if nr, err := a.Nearest(store, nearGrid, "schools", 1, true); nr != nil || err != nil {
 			t.Errorf("unreadable: %+v %v", nr, err)
 		}
@@ -426,7 +427,7 @@ func TestNearest(t *testing.T) {
 		if nr, err := a.Nearest(store, nearGrid, "health", 1, true); nr != nil || err != nil {
 			t.Errorf("left out: %+v %v", nr, err)
 		}
-		b, _ := Read(store, nearGrid, bolt.Key{}, []uint64{5}, false)
+		b, _ := Read(store, nearGrid, state.Key{}, []uint64{5}, false)
 		calls := store.calls
 		if nr, err := b.Nearest(store, nearGrid, "health", 1, true); nr != nil || err != nil || store.calls != calls {
 			t.Errorf("no known frame: %+v %v, %d reads", nr, err, store.calls-calls)
@@ -434,7 +435,7 @@ func TestNearest(t *testing.T) {
 	})
 	t.Run("store errors", func(t *testing.T) {
 		store := &nearStore{access: healthAccess, features: map[uint64][]string{sel[0]: {pointFeature("x", lon, lat)}}}
-		a, _ := Read(store, nearGrid, bolt.Key{}, sel, false)
+		a, _ := Read(store, nearGrid, state.Key{}, sel, false)
 		store.fail = errors.New("disk on fire")
 		if _, err := a.Nearest(store, nearGrid, "health", 1, true); err == nil || !strings.Contains(err.Error(), "disk on fire") {
 			t.Errorf("failure: %v", err)
@@ -459,7 +460,7 @@ func TestNearest(t *testing.T) {
 			many[i] = pointFeature("c", lon+0.001, lat-0.001)
 		}
 		store := &nearStore{access: healthAccess, features: map[uint64][]string{sel[0]: many}}
-		a, _ := Read(store, nearGrid, bolt.Key{}, sel, false)
+		a, _ := Read(store, nearGrid, state.Key{}, sel, false)
 		nr, err := a.Nearest(store, nearGrid, "health", 1, true)
 		if err != nil || nr.Unread != 5 || len(nr.Features) != 1 {
 			t.Errorf("unread %d, %d features, %v", nr.Unread, len(nr.Features), err)
@@ -475,9 +476,9 @@ func mustUint(s string) uint64 {
 // TestRequest_AreasAndDescription: the engine gets each known frame's area
 // on the ellipsoid, how it was measured, and the datasets' descriptions.
 func TestRequest_AreasAndDescription(t *testing.T) {
-	access := []bolt.Access{{Dataset: bolt.Dataset{ID: "health", Name: "Health facilities", Description: "Clinics."}}}
+	access := []state.Access{{Dataset: state.Dataset{ID: "health", Name: "Health facilities", Description: "Clinics."}}}
 	row, col := grid.CellAt(9.054, 7.454)
-	a, err := Read(&nearStore{access: access}, nearGrid, bolt.Key{}, []uint64{grid.CellID(row, col), 7}, false)
+	a, err := Read(&nearStore{access: access}, nearGrid, state.Key{}, []uint64{grid.CellID(row, col), 7}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -514,7 +515,7 @@ func BenchmarkNearest(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	if _, err := store.AddOrg(bolt.Org{ID: "org", Name: "Org", Plan: "pro"}); err != nil {
+	if _, err := store.AddOrg(state.Org{ID: "org", Name: "Org", Plan: "pro"}); err != nil {
 		b.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(11, 12))
@@ -533,7 +534,7 @@ func BenchmarkNearest(b *testing.B) {
 		recs = append(recs, bolt.FrameRecord{Frame: id, Features: fs})
 	}
 	slices.SortFunc(recs, func(x, y bolt.FrameRecord) int { return cmp.Compare(x.Frame, y.Frame) })
-	if _, err := store.ImportDataset(bolt.Dataset{ID: "health", Name: "Health facilities", Owner: "org"}, recs, time.Now()); err != nil {
+	if _, err := store.ImportDataset(state.Dataset{ID: "health", Name: "Health facilities", Owner: "org"}, recs, time.Now()); err != nil {
 		b.Fatal(err)
 	}
 	var runs []grid.Run
@@ -541,7 +542,7 @@ func BenchmarkNearest(b *testing.B) {
 		runs = append(runs, grid.Run{Row: row, Col0: 22000, Col1: 23600})
 	}
 	ix := index.NewLattice(runs)
-	key := bolt.Key{ID: "key", OrgID: "org"}
+	key := state.Key{ID: "key", OrgID: "org"}
 	for _, bc := range []struct {
 		name     string
 		lon, lat float64

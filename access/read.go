@@ -9,6 +9,7 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // Store reads what datasets record on frames and charges per-query
@@ -18,7 +19,7 @@ import (
 type Store interface {
 	// Readable returns the datasets key may read, sorted by id, each with
 	// whether it is charged per query.
-	Readable(k bolt.Key) ([]bolt.Access, error)
+	Readable(k state.Key) ([]state.Access, error)
 	// ReadFrames reads, in one read transaction, what the datasets ids
 	// record on frames, in the order of frames. Features are returned only
 	// with withFeatures, at most featureCap per dataset over the whole call,
@@ -28,7 +29,7 @@ type Store interface {
 	// organisation's balance covers; the ones it does not cover are
 	// returned in leftOut, not charged. Each dataset of ds is in exactly one
 	// of the two lists.
-	Charge(orgID, keyID, requestID string, ds []bolt.DatasetPrice, now time.Time) (charged, leftOut []string, err error)
+	Charge(orgID, keyID, requestID string, ds []state.DatasetPrice, now time.Time) (charged, leftOut []string, err error)
 }
 
 // Grid looks frames up: the shape of a frame the grid holds. *index.Index
@@ -42,7 +43,7 @@ type Grid interface {
 const FeatureCap = 200
 
 // ReasonInsufficientCredits is the reason of a dataset left out because the
-// organisation's credits did not cover its per-query charge (contract §3).
+// organisation's credits did not cover its per-query charge (docs/contract.md §3).
 const ReasonInsufficientCredits = "insufficient_credits"
 
 // ErrStore marks a store answer that breaks the Store contract.
@@ -82,8 +83,8 @@ type State struct {
 // Answer is what a key may read on the requested frames, checked, and the
 // outcome of charging it. It is not safe for concurrent use.
 type Answer struct {
-	Access       []bolt.Access // the readable datasets, sorted by id
-	Frames       []Frame       // request order, each once
+	Access       []state.Access // the readable datasets, sorted by id
+	Frames       []Frame        // request order, each once
 	WithFeatures bool
 	State        []State // parallel to Access
 }
@@ -93,7 +94,7 @@ type Answer struct {
 // per dataset) and checks the store's answer. frames must be unique; an id
 // the grid does not hold is answered as unknown and never read or charged.
 // Nothing is charged here: see PerQuery and Charge.
-func Read(store Store, g Grid, key bolt.Key, frames []uint64, withFeatures bool) (*Answer, error) {
+func Read(store Store, g Grid, key state.Key, frames []uint64, withFeatures bool) (*Answer, error) {
 	fs := make([]Frame, len(frames))
 	known := make([]uint64, 0, len(frames))
 	for i, id := range frames {
@@ -128,8 +129,8 @@ func Read(store Store, g Grid, key bolt.Key, frames []uint64, withFeatures bool)
 // sortedAccess returns access sorted by dataset id: access itself when it
 // is (as Readable promises), otherwise a sorted copy, since the store may
 // share its slice with other requests.
-func sortedAccess(access []bolt.Access) []bolt.Access {
-	cmp := func(a, b bolt.Access) int { return strings.Compare(a.Dataset.ID, b.Dataset.ID) }
+func sortedAccess(access []state.Access) []state.Access {
+	cmp := func(a, b state.Access) int { return strings.Compare(a.Dataset.ID, b.Dataset.ID) }
 	if slices.IsSortedFunc(access, cmp) {
 		return access
 	}
@@ -140,7 +141,7 @@ func sortedAccess(access []bolt.Access) []bolt.Access {
 
 // find returns the index in a.Access of dataset id.
 func (a *Answer) find(id string) (int, bool) {
-	return slices.BinarySearchFunc(a.Access, id, func(x bolt.Access, id string) int {
+	return slices.BinarySearchFunc(a.Access, id, func(x state.Access, id string) int {
 		return strings.Compare(x.Dataset.ID, id)
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // Operation names of keeping the data file.
@@ -39,14 +40,18 @@ const backupPath = "/backup"
 // under the file's path. Errors: ctx's (nothing is left behind), file
 // errors (no room for the snapshot).
 func (o *Ops) CheckLive(ctx context.Context) (bolt.CheckReport, error) {
-	path := o.Store.Path()
+	c, err := o.catalogue()
+	if err != nil {
+		return bolt.CheckReport{}, err
+	}
+	path := c.Path()
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".check-*")
 	if err != nil {
 		return bolt.CheckReport{}, fmt.Errorf("check %s: snapshot: %w", path, err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
-	_, err = o.Store.Snapshot(ctx, f, nil)
+	_, err = c.Snapshot(ctx, f, nil)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -114,17 +119,17 @@ type BackupView struct {
 // header and schema (and, with opts.Check, fully checked) and only then
 // renamed to out: an interrupted or failed backup leaves nothing at out.
 //
-// Errors: bolt.ErrExists when out exists and opts.Overwrite is not set;
-// bolt.ErrInvalid when out is the data file or the copy fails its check;
+// Errors: state.ErrExists when out exists and opts.Overwrite is not set;
+// state.ErrInvalid when out is the data file or the copy fails its check;
 // those of bolt.Open for the data file; ctx's error (nothing written);
 // file errors.
 func Backup(ctx context.Context, dataPath, out string, opts BackupOptions) (BackupView, error) {
 	v := BackupView{Out: out}
 	if same, _ := samePath(dataPath, out); same {
-		return v, fmt.Errorf("%w: --out %s is the data file itself", bolt.ErrInvalid, out)
+		return v, fmt.Errorf("%w: --out %s is the data file itself", state.ErrInvalid, out)
 	}
 	if _, err := os.Stat(out); err == nil && !opts.Overwrite {
-		return v, fmt.Errorf("%w: %s exists: choose another name, or give --force to replace it", bolt.ErrExists, out)
+		return v, fmt.Errorf("%w: %s exists: choose another name, or give --force to replace it", state.ErrExists, out)
 	}
 	f, err := os.CreateTemp(filepath.Dir(out), filepath.Base(out)+".partial-*")
 	if err != nil {
@@ -178,7 +183,7 @@ func Backup(ctx context.Context, dataPath, out string, opts BackupOptions) (Back
 		v.Check = &rep
 		if !rep.OK() {
 			return v, fmt.Errorf("%w: backup of %s: the copy fails its check (%d problems; first: %s); %s is not written",
-				bolt.ErrInvalid, dataPath, len(rep.Problems), rep.Problems[0], out)
+				state.ErrInvalid, dataPath, len(rep.Problems), rep.Problems[0], out)
 		}
 	} else {
 		s, err := bolt.Open(tmp, bolt.Options{ReadOnly: true})
@@ -300,12 +305,12 @@ type RestoreView struct {
 // (its admin socket answers, or it holds the file's lock); a backup that
 // does not open as a data file of this build, or that fails its check;
 // a data file written by a newer build. Errors: bolt.ErrLocked,
-// bolt.ErrInvalid, the errors of bolt.Open for the backup, ctx's, file
+// state.ErrInvalid, the errors of bolt.Open for the backup, ctx's, file
 // errors.
 func Restore(ctx context.Context, from, dataPath string) (RestoreView, error) {
 	v := RestoreView{From: from, Data: dataPath}
 	if same, _ := samePath(from, dataPath); same {
-		return v, fmt.Errorf("%w: the backup %s is the data file itself", bolt.ErrInvalid, from)
+		return v, fmt.Errorf("%w: the backup %s is the data file itself", state.ErrInvalid, from)
 	}
 	if ServerRunning(ctx, dataPath) {
 		return v, fmt.Errorf("%w: a server is running on %s (its admin socket %s answers): stop it first (for example `systemctl stop frameindex`); restore never replaces a file in use",
@@ -318,7 +323,7 @@ func Restore(ctx context.Context, from, dataPath string) (RestoreView, error) {
 	v.Check = rep
 	if !rep.OK() {
 		return v, fmt.Errorf("%w: backup %s fails its check (%d problems; first: %s): nothing was changed",
-			bolt.ErrInvalid, from, len(rep.Problems), rep.Problems[0])
+			state.ErrInvalid, from, len(rep.Problems), rep.Problems[0])
 	}
 	tmp, n, err := copyVerified(ctx, from, dataPath)
 	if err != nil {
@@ -345,7 +350,7 @@ func Restore(ctx context.Context, from, dataPath string) (RestoreView, error) {
 			return v, fmt.Errorf("%w: %s is in use by another process (a server?): stop it first; nothing was changed", bolt.ErrLocked, dataPath)
 		case errors.Is(err, bolt.ErrNewerSchema):
 			return v, fmt.Errorf("%w: nothing was changed; move the newer file away yourself if you mean to go back to this backup", err)
-		case errors.Is(err, bolt.ErrCorrupt), errors.Is(err, bolt.ErrForeign):
+		case errors.Is(err, state.ErrCorrupt), errors.Is(err, bolt.ErrForeign):
 			// Replace it: the previous file is kept all the same.
 		default:
 			return v, err

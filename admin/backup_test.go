@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // serveStore starts the admin socket of a store holding "acme" with
@@ -38,8 +39,8 @@ func serveStore(t *testing.T) (*bolt.Store, string) {
 func keptStore(t *testing.T) (*bolt.Store, string) {
 	t.Helper()
 	s, path := openStore(t)
-	mustOrg(t, s, "acme", bolt.PlanPro, 100)
-	d := bolt.Dataset{ID: "pop", Owner: "acme", Attributes: []bolt.Attribute{{Name: "n", Type: bolt.TypeNumber, Aggregation: bolt.AggSum}}}
+	mustOrg(t, s, "acme", state.PlanPro, 100)
+	d := state.Dataset{ID: "pop", Owner: "acme", Attributes: []state.Attribute{{Name: "n", Type: state.TypeNumber, Aggregation: state.AggSum}}}
 	var recs []bolt.FrameRecord
 	for i := range 2000 {
 		recs = append(recs, bolt.FrameRecord{Frame: uint64(i + 1), Attrs: []byte(fmt.Sprintf(`{"n":%d}`, i))})
@@ -71,7 +72,7 @@ func busy(t *testing.T, s *bolt.Store) (stop func()) {
 	return func() { cancel(); wg.Wait() }
 }
 
-func ledgerOf(t *testing.T, path string) []bolt.LedgerEntry {
+func ledgerOf(t *testing.T, path string) []state.LedgerEntry {
 	t.Helper()
 	s, err := bolt.Open(path, bolt.Options{ReadOnly: true})
 	if err != nil {
@@ -141,8 +142,8 @@ func TestBackup_Refusals(t *testing.T) {
 		want error
 		text string
 	}{
-		{"out exists", exists, context.Background, BackupOptions{}, bolt.ErrExists, "give --force"},
-		{"out is the data file", path, context.Background, BackupOptions{Overwrite: true}, bolt.ErrInvalid, "is the data file itself"},
+		{"out exists", exists, context.Background, BackupOptions{}, state.ErrExists, "give --force"},
+		{"out is the data file", path, context.Background, BackupOptions{Overwrite: true}, state.ErrInvalid, "is the data file itself"},
 		{"interrupted", filepath.Join(dir, "new.db"), func() context.Context {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
@@ -247,7 +248,7 @@ func TestRestore_Refusals(t *testing.T) {
 		s.Close()
 		damageBalance(t, out)
 		_, err := Restore(context.Background(), out, path)
-		if !errors.Is(err, bolt.ErrInvalid) || !strings.Contains(err.Error(), "fails its check") {
+		if !errors.Is(err, state.ErrInvalid) || !strings.Contains(err.Error(), "fails its check") {
 			t.Fatalf("err = %v", err)
 		}
 		noPartials(t, filepath.Dir(path))
@@ -291,14 +292,14 @@ func TestOps_CheckAndCompactThroughServer(t *testing.T) {
 	}
 	stop := busy(t, s)
 	var rep bolt.CheckReport
-	if err := Call(context.Background(), path, OpCheck, struct{}{}, &rep); err != nil {
+	if err := call(context.Background(), path, OpCheck, struct{}{}, &rep); err != nil {
 		t.Fatal(err)
 	}
 	if !rep.OK() || rep.Path != path || rep.Orgs != 1 {
 		t.Fatalf("check %+v", rep)
 	}
 	var c bolt.CompactReport
-	if err := Call(context.Background(), path, OpCompact, struct{}{}, &c); err != nil {
+	if err := call(context.Background(), path, OpCompact, struct{}{}, &c); err != nil {
 		t.Fatal(err)
 	}
 	stop()

@@ -16,6 +16,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/ingest"
+	"frameindex/state"
 )
 
 // The small test lattice: rows 9700-9719, columns 22480-22499, a 20 x 20
@@ -61,11 +62,11 @@ func writeFile(t testing.TB, dir, name, content string) string {
 }
 
 var (
-	attrPop   = bolt.Attribute{Name: "pop", Label: "Population", Unit: "people", Type: bolt.TypeNumber, Aggregation: bolt.AggSum, Year: 2020, Aliases: []string{"people"}}
-	attrClass = bolt.Attribute{Name: "class", Label: "Settlement class", Type: bolt.TypeCategory, Aggregation: bolt.AggMode}
-	attrName  = bolt.Attribute{Name: "name", Label: "Name", Type: bolt.TypeText, Aggregation: bolt.AggMode}
-	attrState = bolt.Attribute{Name: "state", Label: "State", Type: bolt.TypeCategory, Aggregation: bolt.AggMode}
-	attrNum   = bolt.Attribute{Name: "num", Label: "Number", Type: bolt.TypeNumber, Aggregation: bolt.AggMean}
+	attrPop   = state.Attribute{Name: "pop", Label: "Population", Unit: "people", Type: state.TypeNumber, Aggregation: state.AggSum, Year: 2020, Aliases: []string{"people"}}
+	attrClass = state.Attribute{Name: "class", Label: "Settlement class", Type: state.TypeCategory, Aggregation: state.AggMode}
+	attrName  = state.Attribute{Name: "name", Label: "Name", Type: state.TypeText, Aggregation: state.AggMode}
+	attrState = state.Attribute{Name: "state", Label: "State", Type: state.TypeCategory, Aggregation: state.AggMode}
+	attrNum   = state.Attribute{Name: "num", Label: "Number", Type: state.TypeNumber, Aggregation: state.AggMean}
 )
 
 // recordMap renders records as frame -> attributes text and frame ->
@@ -118,7 +119,7 @@ func TestImport_CSVByFrameID(t *testing.T) {
 		fmt.Sprintf(" %d , -0 ,Garki é <&>,\r\n", c)+
 		fmt.Sprintf("%d,,,\r\n", d)+ // nothing recorded
 		fmt.Sprintf("%d,1e3,\"line\nbreak\",  \r\n", d+1))
-	m := ingest.Manifest{ID: "pop", Owner: "agency", Attributes: []bolt.Attribute{attrPop, attrClass, attrName},
+	m := ingest.Manifest{ID: "pop", Owner: "agency", Attributes: []state.Attribute{attrPop, attrClass, attrName},
 		Inputs: []ingest.Input{{CSV: path}}}
 	recs, skipped := gatherOK(t, ops, m)
 	attrs, feats := recordMap(recs)
@@ -137,7 +138,7 @@ func TestImport_CSVByLatLon(t *testing.T) {
 	ops, _, _ := datasetOps(t)
 	dir := t.TempDir()
 	path := writeFile(t, dir, "pts.csv", "lon,lat,pop\n7.4042,9.0958,5\n7.5,9.1,7\n7.4,9.2,1\n")
-	m := ingest.Manifest{ID: "pts", Owner: "agency", Attributes: []bolt.Attribute{attrPop},
+	m := ingest.Manifest{ID: "pts", Owner: "agency", Attributes: []state.Attribute{attrPop},
 		Inputs: []ingest.Input{{CSV: path, Outside: "skip"}}}
 	recs, skipped := gatherOK(t, ops, m)
 	attrs, _ := recordMap(recs)
@@ -223,7 +224,7 @@ func TestImport_Zones(t *testing.T) {
  {"type":"Feature","properties":{"st":"Outside"},"geometry":{"type":"Polygon","coordinates":[[[3,6],[4,6],[4,7],[3,7],[3,6]]]}}
 ]}`)
 	csvPath := writeFile(t, dir, "pop.csv", fmt.Sprintf("frame_id,pop\n%d,5\n%d,6\n", cell(9700, 22480), cell(9719, 22499)))
-	m := ingest.Manifest{ID: "admin", Owner: "agency", Attributes: []bolt.Attribute{attrState, attrNum, attrPop},
+	m := ingest.Manifest{ID: "admin", Owner: "agency", Attributes: []state.Attribute{attrState, attrNum, attrPop},
 		Inputs: []ingest.Input{{Zones: path, Properties: map[string]string{"st": "state", "n": "num"}}, {CSV: csvPath}}}
 	recs, _ := gatherOK(t, ops, m)
 	attrs, _ := recordMap(recs)
@@ -258,7 +259,7 @@ func TestImport_BadInput(t *testing.T) {
 	id := cell(9705, 22485)
 	f := func(name, content string) string { return writeFile(t, dir, name, content) }
 	csvIn := func(p string) []ingest.Input { return []ingest.Input{{CSV: p}} }
-	pop := []bolt.Attribute{attrPop}
+	pop := []state.Attribute{attrPop}
 	sq := `[[[7.4,9.05],[7.41,9.05],[7.41,9.06],[7.4,9.06],[7.4,9.05]]]`
 	var (
 		badNumber   = f("bad-number.csv", fmt.Sprintf("frame_id,pop\n%d,1\n%d,12x\n", id, id+1))
@@ -306,71 +307,71 @@ func TestImport_BadInput(t *testing.T) {
 		kind error
 		want string
 	}{
-		{"bad number", ingest.Manifest{Attributes: pop, Inputs: csvIn(badNumber)}, bolt.ErrInvalid, badNumber + ` line 3: column "pop": "12x" is not a finite decimal number`},
-		{"infinite number", ingest.Manifest{Attributes: pop, Inputs: csvIn(infNumber)}, bolt.ErrInvalid, infNumber + ` line 2: column "pop": "1e999" is not a finite decimal number`},
-		{"unknown frame", ingest.Manifest{Attributes: pop, Inputs: csvIn(unknown)}, bolt.ErrInvalid, unknown + ` line 3: frame 5 is not in the grid`},
-		{"frame id not a number", ingest.Manifest{Attributes: pop, Inputs: csvIn(notID)}, bolt.ErrInvalid, notID + ` line 2: frame_id "12a" is not a frame id`},
-		{"frame id empty", ingest.Manifest{Attributes: pop, Inputs: csvIn(emptyID)}, bolt.ErrInvalid, emptyID + ` line 2: frame_id is empty`},
-		{"lat/lon on no frame", ingest.Manifest{Attributes: pop, Inputs: csvIn(outside)}, bolt.ErrInvalid, outside + ` line 3: lat 10.5, lon 7.4 is on no frame of the grid`},
-		{"lat out of range", ingest.Manifest{Attributes: pop, Inputs: csvIn(latRange)}, bolt.ErrInvalid, latRange + ` line 2: lat 95 is outside -90..90`},
-		{"lat not a number", ingest.Manifest{Attributes: pop, Inputs: csvIn(latText)}, bolt.ErrInvalid, latText + ` line 2: lat "nine" is not a decimal number`},
-		{"no key column", ingest.Manifest{Attributes: pop, Inputs: csvIn(noKey)}, bolt.ErrInvalid, noKey + ` line 1: has no frame_id column, nor lat and lon columns`},
-		{"lat without lon", ingest.Manifest{Attributes: pop, Inputs: csvIn(latOnly)}, bolt.ErrInvalid, latOnly + ` line 1: has a lat column but no lon column`},
-		{"both keys", ingest.Manifest{Attributes: pop, Inputs: csvIn(bothKeys)}, bolt.ErrInvalid, bothKeys + ` line 1: has frame_id and lat/lon columns`},
-		{"undeclared column", ingest.Manifest{Attributes: pop, Inputs: csvIn(undeclared)}, bolt.ErrInvalid, undeclared + ` line 1: column "colour" is not a declared attribute (declared: pop)`},
-		{"column twice", ingest.Manifest{Attributes: pop, Inputs: csvIn(dupColumn)}, bolt.ErrInvalid, dupColumn + ` line 1: column "pop" appears twice (columns 2 and 3)`},
-		{"column without name", ingest.Manifest{Attributes: pop, Inputs: csvIn(noName)}, bolt.ErrInvalid, noName + ` line 1: column 2 has no name`},
-		{"declared attribute in no input", ingest.Manifest{Attributes: []bolt.Attribute{attrPop, attrClass}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "class" is declared but no input gives it`},
-		{"same attribute from two inputs", ingest.Manifest{Attributes: pop, Inputs: []ingest.Input{{CSV: dupA}, {CSV: dupB}}}, bolt.ErrInvalid,
+		{"bad number", ingest.Manifest{Attributes: pop, Inputs: csvIn(badNumber)}, state.ErrInvalid, badNumber + ` line 3: column "pop": "12x" is not a finite decimal number`},
+		{"infinite number", ingest.Manifest{Attributes: pop, Inputs: csvIn(infNumber)}, state.ErrInvalid, infNumber + ` line 2: column "pop": "1e999" is not a finite decimal number`},
+		{"unknown frame", ingest.Manifest{Attributes: pop, Inputs: csvIn(unknown)}, state.ErrInvalid, unknown + ` line 3: frame 5 is not in the grid`},
+		{"frame id not a number", ingest.Manifest{Attributes: pop, Inputs: csvIn(notID)}, state.ErrInvalid, notID + ` line 2: frame_id "12a" is not a frame id`},
+		{"frame id empty", ingest.Manifest{Attributes: pop, Inputs: csvIn(emptyID)}, state.ErrInvalid, emptyID + ` line 2: frame_id is empty`},
+		{"lat/lon on no frame", ingest.Manifest{Attributes: pop, Inputs: csvIn(outside)}, state.ErrInvalid, outside + ` line 3: lat 10.5, lon 7.4 is on no frame of the grid`},
+		{"lat out of range", ingest.Manifest{Attributes: pop, Inputs: csvIn(latRange)}, state.ErrInvalid, latRange + ` line 2: lat 95 is outside -90..90`},
+		{"lat not a number", ingest.Manifest{Attributes: pop, Inputs: csvIn(latText)}, state.ErrInvalid, latText + ` line 2: lat "nine" is not a decimal number`},
+		{"no key column", ingest.Manifest{Attributes: pop, Inputs: csvIn(noKey)}, state.ErrInvalid, noKey + ` line 1: has no frame_id column, nor lat and lon columns`},
+		{"lat without lon", ingest.Manifest{Attributes: pop, Inputs: csvIn(latOnly)}, state.ErrInvalid, latOnly + ` line 1: has a lat column but no lon column`},
+		{"both keys", ingest.Manifest{Attributes: pop, Inputs: csvIn(bothKeys)}, state.ErrInvalid, bothKeys + ` line 1: has frame_id and lat/lon columns`},
+		{"undeclared column", ingest.Manifest{Attributes: pop, Inputs: csvIn(undeclared)}, state.ErrInvalid, undeclared + ` line 1: column "colour" is not a declared attribute (declared: pop)`},
+		{"column twice", ingest.Manifest{Attributes: pop, Inputs: csvIn(dupColumn)}, state.ErrInvalid, dupColumn + ` line 1: column "pop" appears twice (columns 2 and 3)`},
+		{"column without name", ingest.Manifest{Attributes: pop, Inputs: csvIn(noName)}, state.ErrInvalid, noName + ` line 1: column 2 has no name`},
+		{"declared attribute in no input", ingest.Manifest{Attributes: []state.Attribute{attrPop, attrClass}, Inputs: csvIn(dupA)}, state.ErrInvalid, `attribute "class" is declared but no input gives it`},
+		{"same attribute from two inputs", ingest.Manifest{Attributes: pop, Inputs: []ingest.Input{{CSV: dupA}, {CSV: dupB}}}, state.ErrInvalid,
 			fmt.Sprintf(`frame %d is given attribute "pop" twice: by %s line 2 and by %s line 3`, id, dupA, dupB)},
-		{"two rows on one frame", ingest.Manifest{Attributes: pop, Inputs: csvIn(dupRow)}, bolt.ErrInvalid,
+		{"two rows on one frame", ingest.Manifest{Attributes: pop, Inputs: csvIn(dupRow)}, state.ErrInvalid,
 			fmt.Sprintf(`frame %d is given attribute "pop" twice: by %s line 2 and by %s line 3`, cell(9708, 22488), dupRow, dupRow)},
-		{"zone and CSV give one attribute", ingest.Manifest{Attributes: []bolt.Attribute{attrState}, Inputs: []ingest.Input{
-			{Zones: zoneA, Properties: map[string]string{"st": "state"}}, {Zones: zoneB, Properties: map[string]string{"x": "state"}}}}, bolt.ErrInvalid,
+		{"zone and CSV give one attribute", ingest.Manifest{Attributes: []state.Attribute{attrState}, Inputs: []ingest.Input{
+			{Zones: zoneA, Properties: map[string]string{"st": "state"}}, {Zones: zoneB, Properties: map[string]string{"x": "state"}}}}, state.ErrInvalid,
 			fmt.Sprintf(`is given attribute "state" twice: by %s feature 0 and by %s feature 1`, zoneA, zoneB)},
-		{"invalid UTF-8", ingest.Manifest{Attributes: []bolt.Attribute{attrName}, Inputs: csvIn(badUTF8)}, bolt.ErrInvalid, badUTF8 + ` line 2: column "name": not valid UTF-8 (the file must be UTF-8)`},
-		{"invalid UTF-8 header", ingest.Manifest{Attributes: []bolt.Attribute{attrName}, Inputs: csvIn(badUTF8Head)}, bolt.ErrInvalid, badUTF8Head + ` line 1: column 2: the header is not valid UTF-8`},
-		{"empty file", ingest.Manifest{Attributes: pop, Inputs: csvIn(empty)}, bolt.ErrInvalid, empty + `: the file is empty; want a header row`},
-		{"header only", ingest.Manifest{Attributes: pop, Inputs: csvIn(headerOnly)}, bolt.ErrInvalid, headerOnly + `: the file has a header but no rows`},
-		{"wrong field count", ingest.Manifest{Attributes: pop, Inputs: csvIn(fieldCount)}, bolt.ErrInvalid, fieldCount + ` line 3: wrong number of fields`},
-		{"bad quote after a two-line field", ingest.Manifest{Attributes: []bolt.Attribute{attrName}, Inputs: csvIn(quoteLines)}, bolt.ErrInvalid, quoteLines + ` line 4: extraneous or missing " in quoted-field`},
-		{"nothing recorded", ingest.Manifest{Attributes: pop, Inputs: csvIn(allEmpty)}, bolt.ErrInvalid, `nothing to import`},
-		{"broken polygon feature", ingest.Manifest{Inputs: []ingest.Input{{Features: brokenGeom}}}, bolt.ErrInvalid, brokenGeom + ` feature 1: `},
-		{"unclosed polygon feature", ingest.Manifest{Inputs: []ingest.Input{{Features: unclosed}}}, bolt.ErrInvalid, unclosed + ` feature 0: `},
-		{"feature without geometry", ingest.Manifest{Inputs: []ingest.Input{{Features: noGeom}}}, bolt.ErrInvalid, noGeom + ` feature 0: has no geometry`},
-		{"feature outside the grid", ingest.Manifest{Inputs: []ingest.Input{{Features: farPoint}}}, bolt.ErrInvalid, farPoint + ` feature 0: its point (lon 3.39, lat 6.45) is on no frame of the grid`},
-		{"no features", ingest.Manifest{Inputs: []ingest.Input{{Features: noFeatures}}}, bolt.ErrInvalid, noFeatures + `: no features`},
-		{"truncated GeoJSON", ingest.Manifest{Inputs: []ingest.Input{{Features: notJSON}}}, bolt.ErrInvalid, notJSON + `: feature 0: unexpected EOF`},
-		{"properties an array", ingest.Manifest{Inputs: []ingest.Input{{Features: propsArray}}}, bolt.ErrInvalid, propsArray + `: feature 0: properties is an array, want an object`},
-		{"zone not a polygon", ingest.Manifest{Attributes: []bolt.Attribute{attrNum}, Inputs: []ingest.Input{{Zones: zonePoint, Properties: map[string]string{"n": "num"}}}}, bolt.ErrInvalid,
+		{"invalid UTF-8", ingest.Manifest{Attributes: []state.Attribute{attrName}, Inputs: csvIn(badUTF8)}, state.ErrInvalid, badUTF8 + ` line 2: column "name": not valid UTF-8 (the file must be UTF-8)`},
+		{"invalid UTF-8 header", ingest.Manifest{Attributes: []state.Attribute{attrName}, Inputs: csvIn(badUTF8Head)}, state.ErrInvalid, badUTF8Head + ` line 1: column 2: the header is not valid UTF-8`},
+		{"empty file", ingest.Manifest{Attributes: pop, Inputs: csvIn(empty)}, state.ErrInvalid, empty + `: the file is empty; want a header row`},
+		{"header only", ingest.Manifest{Attributes: pop, Inputs: csvIn(headerOnly)}, state.ErrInvalid, headerOnly + `: the file has a header but no rows`},
+		{"wrong field count", ingest.Manifest{Attributes: pop, Inputs: csvIn(fieldCount)}, state.ErrInvalid, fieldCount + ` line 3: wrong number of fields`},
+		{"bad quote after a two-line field", ingest.Manifest{Attributes: []state.Attribute{attrName}, Inputs: csvIn(quoteLines)}, state.ErrInvalid, quoteLines + ` line 4: extraneous or missing " in quoted-field`},
+		{"nothing recorded", ingest.Manifest{Attributes: pop, Inputs: csvIn(allEmpty)}, state.ErrInvalid, `nothing to import`},
+		{"broken polygon feature", ingest.Manifest{Inputs: []ingest.Input{{Features: brokenGeom}}}, state.ErrInvalid, brokenGeom + ` feature 1: `},
+		{"unclosed polygon feature", ingest.Manifest{Inputs: []ingest.Input{{Features: unclosed}}}, state.ErrInvalid, unclosed + ` feature 0: `},
+		{"feature without geometry", ingest.Manifest{Inputs: []ingest.Input{{Features: noGeom}}}, state.ErrInvalid, noGeom + ` feature 0: has no geometry`},
+		{"feature outside the grid", ingest.Manifest{Inputs: []ingest.Input{{Features: farPoint}}}, state.ErrInvalid, farPoint + ` feature 0: its point (lon 3.39, lat 6.45) is on no frame of the grid`},
+		{"no features", ingest.Manifest{Inputs: []ingest.Input{{Features: noFeatures}}}, state.ErrInvalid, noFeatures + `: no features`},
+		{"truncated GeoJSON", ingest.Manifest{Inputs: []ingest.Input{{Features: notJSON}}}, state.ErrInvalid, notJSON + `: feature 0: unexpected EOF`},
+		{"properties an array", ingest.Manifest{Inputs: []ingest.Input{{Features: propsArray}}}, state.ErrInvalid, propsArray + `: feature 0: properties is an array, want an object`},
+		{"zone not a polygon", ingest.Manifest{Attributes: []state.Attribute{attrNum}, Inputs: []ingest.Input{{Zones: zonePoint, Properties: map[string]string{"n": "num"}}}}, state.ErrInvalid,
 			zonePoint + ` feature 0: geometry type "Point" is not Polygon or MultiPolygon`},
-		{"zone string for a number", ingest.Manifest{Attributes: []bolt.Attribute{attrNum}, Inputs: []ingest.Input{{Zones: zoneText, Properties: map[string]string{"n": "num"}}}}, bolt.ErrInvalid,
+		{"zone string for a number", ingest.Manifest{Attributes: []state.Attribute{attrNum}, Inputs: []ingest.Input{{Zones: zoneText, Properties: map[string]string{"n": "num"}}}}, state.ErrInvalid,
 			zoneText + ` feature 1: property "n" is the string "many", but attribute "num" is a number`},
-		{"zone number for a category", ingest.Manifest{Attributes: []bolt.Attribute{attrState}, Inputs: []ingest.Input{{Zones: zoneNumber, Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid,
+		{"zone number for a category", ingest.Manifest{Attributes: []state.Attribute{attrState}, Inputs: []ingest.Input{{Zones: zoneNumber, Properties: map[string]string{"st": "state"}}}}, state.ErrInvalid,
 			zoneNumber + ` feature 0: property "st" is the number 7, but attribute "state" is a category (want a string)`},
-		{"zone boolean", ingest.Manifest{Attributes: []bolt.Attribute{attrState}, Inputs: []ingest.Input{{Zones: zoneBool, Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid,
+		{"zone boolean", ingest.Manifest{Attributes: []state.Attribute{attrState}, Inputs: []ingest.Input{{Zones: zoneBool, Properties: map[string]string{"st": "state"}}}}, state.ErrInvalid,
 			zoneBool + ` feature 0: property "st" is a boolean; attribute "state" takes a string`},
-		{"missing file", ingest.Manifest{Attributes: pop, Inputs: csvIn(filepath.Join(dir, "nope.csv"))}, bolt.ErrInvalid, `nope.csv: no such file or directory`},
-		{"directory", ingest.Manifest{Attributes: pop, Inputs: csvIn(dir)}, bolt.ErrInvalid, dir + ` is a directory`},
+		{"missing file", ingest.Manifest{Attributes: pop, Inputs: csvIn(filepath.Join(dir, "nope.csv"))}, state.ErrInvalid, `nope.csv: no such file or directory`},
+		{"directory", ingest.Manifest{Attributes: pop, Inputs: csvIn(dir)}, state.ErrInvalid, dir + ` is a directory`},
 		// The manifest itself.
-		{"bad id", ingest.Manifest{ID: "Pop!", Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `invalid dataset id "Pop!"`},
-		{"unknown owner", ingest.Manifest{Owner: "nobody", Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrNotFound, `dataset "x": owner: organisation "nobody" not found`},
-		{"no owner", ingest.Manifest{Owner: "-", Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `no owner organisation`},
-		{"negative price", ingest.Manifest{Price: -1, Attributes: pop, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `price -1 is negative`},
-		{"no inputs", ingest.Manifest{Attributes: pop}, bolt.ErrInvalid, `no inputs`},
-		{"relative path", ingest.Manifest{Attributes: pop, Inputs: csvIn("pop.csv")}, bolt.ErrInvalid, `input 0: path "pop.csv" must be absolute`},
-		{"two kinds in one input", ingest.Manifest{Attributes: pop, Inputs: []ingest.Input{{CSV: dupA, Features: farPoint}}}, bolt.ErrInvalid, `input 0: give exactly one of csv, features, zones and raster`},
-		{"zones without properties", ingest.Manifest{Inputs: []ingest.Input{{Zones: zoneA}}}, bolt.ErrInvalid, `a zones input needs properties`},
-		{"property to an undeclared attribute", ingest.Manifest{Inputs: []ingest.Input{{Zones: zoneA, Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid, `property "st" maps to "state", which is not a declared attribute`},
-		{"properties on a CSV", ingest.Manifest{Attributes: pop, Inputs: []ingest.Input{{CSV: dupA, Properties: map[string]string{"a": "pop"}}}}, bolt.ErrInvalid, `properties are for zones inputs`},
-		{"outside on zones", ingest.Manifest{Attributes: []bolt.Attribute{attrState}, Inputs: []ingest.Input{{Zones: zoneA, Outside: "skip", Properties: map[string]string{"st": "state"}}}}, bolt.ErrInvalid, `outside: skip is for csv and features inputs`},
-		{"outside unknown", ingest.Manifest{Attributes: pop, Inputs: []ingest.Input{{CSV: dupA, Outside: "ignore"}}}, bolt.ErrInvalid, `outside "ignore": want error or skip`},
-		{"sum of a category", ingest.Manifest{Attributes: []bolt.Attribute{{Name: "c", Type: bolt.TypeCategory, Aggregation: bolt.AggSum}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "c": aggregation "sum" is only for numbers`},
-		{"number without aggregation", ingest.Manifest{Attributes: []bolt.Attribute{{Name: "n", Type: bolt.TypeNumber}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "n": a number needs an aggregation`},
-		{"unknown type", ingest.Manifest{Attributes: []bolt.Attribute{{Name: "n", Type: "integer", Aggregation: "sum"}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "n": type "integer": want number, category or text`},
-		{"bad attribute name", ingest.Manifest{Attributes: []bolt.Attribute{{Name: "pop 2020", Type: bolt.TypeNumber, Aggregation: "sum"}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute 0: name "pop 2020" must match`},
-		{"reserved attribute name", ingest.Manifest{Attributes: []bolt.Attribute{{Name: "lat", Type: bolt.TypeNumber, Aggregation: "mean"}}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "lat": the name is reserved`},
-		{"attribute twice", ingest.Manifest{Attributes: []bolt.Attribute{attrPop, attrPop}, Inputs: csvIn(dupA)}, bolt.ErrInvalid, `attribute "pop" is declared twice`},
+		{"bad id", ingest.Manifest{ID: "Pop!", Attributes: pop, Inputs: csvIn(dupA)}, state.ErrInvalid, `invalid dataset id "Pop!"`},
+		{"unknown owner", ingest.Manifest{Owner: "nobody", Attributes: pop, Inputs: csvIn(dupA)}, state.ErrNotFound, `dataset "x": owner: organisation "nobody" not found`},
+		{"no owner", ingest.Manifest{Owner: "-", Attributes: pop, Inputs: csvIn(dupA)}, state.ErrInvalid, `no owner organisation`},
+		{"negative price", ingest.Manifest{Price: -1, Attributes: pop, Inputs: csvIn(dupA)}, state.ErrInvalid, `price -1 is negative`},
+		{"no inputs", ingest.Manifest{Attributes: pop}, state.ErrInvalid, `no inputs`},
+		{"relative path", ingest.Manifest{Attributes: pop, Inputs: csvIn("pop.csv")}, state.ErrInvalid, `input 0: path "pop.csv" must be absolute`},
+		{"two kinds in one input", ingest.Manifest{Attributes: pop, Inputs: []ingest.Input{{CSV: dupA, Features: farPoint}}}, state.ErrInvalid, `input 0: give exactly one of csv, features, zones and raster`},
+		{"zones without properties", ingest.Manifest{Inputs: []ingest.Input{{Zones: zoneA}}}, state.ErrInvalid, `a zones input needs properties`},
+		{"property to an undeclared attribute", ingest.Manifest{Inputs: []ingest.Input{{Zones: zoneA, Properties: map[string]string{"st": "state"}}}}, state.ErrInvalid, `property "st" maps to "state", which is not a declared attribute`},
+		{"properties on a CSV", ingest.Manifest{Attributes: pop, Inputs: []ingest.Input{{CSV: dupA, Properties: map[string]string{"a": "pop"}}}}, state.ErrInvalid, `properties are for zones inputs`},
+		{"outside on zones", ingest.Manifest{Attributes: []state.Attribute{attrState}, Inputs: []ingest.Input{{Zones: zoneA, Outside: "skip", Properties: map[string]string{"st": "state"}}}}, state.ErrInvalid, `outside: skip is for csv and features inputs`},
+		{"outside unknown", ingest.Manifest{Attributes: pop, Inputs: []ingest.Input{{CSV: dupA, Outside: "ignore"}}}, state.ErrInvalid, `outside "ignore": want error or skip`},
+		{"sum of a category", ingest.Manifest{Attributes: []state.Attribute{{Name: "c", Type: state.TypeCategory, Aggregation: state.AggSum}}, Inputs: csvIn(dupA)}, state.ErrInvalid, `attribute "c": aggregation "sum" is only for numbers`},
+		{"number without aggregation", ingest.Manifest{Attributes: []state.Attribute{{Name: "n", Type: state.TypeNumber}}, Inputs: csvIn(dupA)}, state.ErrInvalid, `attribute "n": a number needs an aggregation`},
+		{"unknown type", ingest.Manifest{Attributes: []state.Attribute{{Name: "n", Type: "integer", Aggregation: "sum"}}, Inputs: csvIn(dupA)}, state.ErrInvalid, `attribute "n": type "integer": want number, category or text`},
+		{"bad attribute name", ingest.Manifest{Attributes: []state.Attribute{{Name: "pop 2020", Type: state.TypeNumber, Aggregation: "sum"}}, Inputs: csvIn(dupA)}, state.ErrInvalid, `attribute 0: name "pop 2020" must match`},
+		{"reserved attribute name", ingest.Manifest{Attributes: []state.Attribute{{Name: "lat", Type: state.TypeNumber, Aggregation: "mean"}}, Inputs: csvIn(dupA)}, state.ErrInvalid, `attribute "lat": the name is reserved`},
+		{"attribute twice", ingest.Manifest{Attributes: []state.Attribute{attrPop, attrPop}, Inputs: csvIn(dupA)}, state.ErrInvalid, `attribute "pop" is declared twice`},
 	}
 	before, err := s.Datasets()
 	if err != nil {
@@ -388,7 +389,7 @@ func TestImport_BadInput(t *testing.T) {
 			case "-":
 				m.Owner = ""
 			}
-			_, err := ops.Do(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
+			_, err := ops.run(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
 			if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v\nwant %v with %q", err, tc.kind, tc.want)
 			}
@@ -408,7 +409,7 @@ func TestReadManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ingest.Manifest{ID: "pop", Owner: "agency", Attributes: []bolt.Attribute{{Name: "pop", Label: "P", Type: "number", Aggregation: "sum"}},
+	want := ingest.Manifest{ID: "pop", Owner: "agency", Attributes: []state.Attribute{{Name: "pop", Label: "P", Type: "number", Aggregation: "sum"}},
 		Inputs: []ingest.Input{{CSV: filepath.Join(dir, "data", "pop.csv")}, {Zones: "/abs/z.geojson", Properties: map[string]string{"a": "b"}}}}
 	if !reflect.DeepEqual(m, want) {
 		t.Fatalf("got %+v\nwant %+v", m, want)
@@ -419,7 +420,7 @@ func TestReadManifest(t *testing.T) {
 		"not JSON":       `{"id":`,
 	} {
 		p := writeFile(t, dir, "bad.json", content)
-		if _, err := ingest.ReadManifest(p); !errors.Is(err, bolt.ErrInvalid) || !strings.Contains(err.Error(), p) {
+		if _, err := ingest.ReadManifest(p); !errors.Is(err, state.ErrInvalid) || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: %v, want ErrInvalid naming the file", name, err)
 		}
 	}
@@ -433,15 +434,15 @@ func TestImport_StoreAndReimport(t *testing.T) {
 	dir := t.TempDir()
 	a, b := cell(9700, 22480), cell(9701, 22481)
 	v1 := writeFile(t, dir, "v1.csv", fmt.Sprintf("frame_id,pop\n%d,10\n%d,20\n", a, b))
-	m := ingest.Manifest{ID: "pop", Name: "Population", Owner: "agency", Attributes: []bolt.Attribute{attrPop},
+	m := ingest.Manifest{ID: "pop", Name: "Population", Owner: "agency", Attributes: []state.Attribute{attrPop},
 		Inputs: []ingest.Input{{CSV: v1}}}
-	res, err := ops.Do(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
+	res, err := ops.run(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := res.(DatasetView)
 	if got.ID != "pop" || got.Owner != "agency" || got.Price != 1 || got.Frames != 2 || got.Features != 0 ||
-		got.Version < 1 || got.Source != "csv v1.csv" || !reflect.DeepEqual(got.Attributes, []bolt.Attribute{attrPop}) {
+		got.Version < 1 || got.Source != "csv v1.csv" || !reflect.DeepEqual(got.Attributes, []state.Attribute{attrPop}) {
 		t.Fatalf("imported %+v", got)
 	}
 	if !reflect.DeepEqual(*changes, []Change{ChangeDatasets}) {
@@ -462,7 +463,7 @@ func TestImport_StoreAndReimport(t *testing.T) {
 
 	bad := writeFile(t, dir, "bad.csv", fmt.Sprintf("frame_id,pop\n%d,1\n%d,x\n", a, b))
 	m.Inputs = []ingest.Input{{CSV: bad}}
-	if _, err := ops.Do(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m})); !errors.Is(err, bolt.ErrInvalid) {
+	if _, err := ops.run(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m})); !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("bad re-import: %v", err)
 	}
 	if d, err := s.Dataset("pop"); err != nil || d.Version != got.Version || d.Frames != 2 {
@@ -471,7 +472,7 @@ func TestImport_StoreAndReimport(t *testing.T) {
 
 	v2 := writeFile(t, dir, "v2.csv", fmt.Sprintf("frame_id,pop\n%d,30\n", b))
 	m.Inputs = []ingest.Input{{CSV: v2}}
-	res, err = ops.Do(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
+	res, err = ops.run(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,45 +497,45 @@ func TestOps_DatasetsAndLicences(t *testing.T) {
 	dir := t.TempDir()
 	p := writeFile(t, dir, "pop.csv", fmt.Sprintf("frame_id,pop\n%d,10\n", cell(9700, 22480)))
 	ctx := context.Background()
-	if _, err := ops.Do(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: ingest.Manifest{ID: "pop", Owner: "agency",
-		Attributes: []bolt.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: p}}}})); err != nil {
+	if _, err := ops.run(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: ingest.Manifest{ID: "pop", Owner: "agency",
+		Attributes: []state.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: p}}}})); err != nil {
 		t.Fatal(err)
 	}
 	do := func(op string, args any) any {
 		t.Helper()
-		res, err := ops.Do(ctx, op, mustJSON(t, args))
+		res, err := ops.run(ctx, op, mustJSON(t, args))
 		if err != nil {
 			t.Fatalf("%s: %v", op, err)
 		}
 		return res
 	}
-	if ds := do(OpDatasetList, struct{}{}).([]bolt.Dataset); len(ds) != 1 || ds[0].ID != "pop" {
+	if ds := do(OpDatasetList, struct{}{}).([]state.Dataset); len(ds) != 1 || ds[0].ID != "pop" {
 		t.Fatalf("list: %+v", ds)
 	}
-	if d := do(OpDatasetPrice, DatasetPrice{ID: "pop", Credits: 3}).(bolt.Dataset); d.Price != 3 {
+	if d := do(OpDatasetPrice, DatasetPrice{ID: "pop", Credits: 3}).(state.Dataset); d.Price != 3 {
 		t.Fatalf("price: %+v", d)
 	}
-	l := do(OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: bolt.LicencePerQuery}).(bolt.Licence)
-	wantL := bolt.Licence{OrgID: "buyer", Dataset: "pop", Mode: bolt.LicencePerQuery, Granted: time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)}
+	l := do(OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: state.LicencePerQuery}).(state.Licence)
+	wantL := state.Licence{OrgID: "buyer", Dataset: "pop", Mode: state.LicencePerQuery, Granted: time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)}
 	if !reflect.DeepEqual(l, wantL) {
 		t.Fatalf("grant: %+v, want %+v", l, wantL)
 	}
-	if d := do(OpDatasetShow, DatasetShow{ID: "pop"}).(DatasetDetail); d.Price != 3 || !reflect.DeepEqual(d.Licences, []bolt.Licence{wantL}) {
+	if d := do(OpDatasetShow, DatasetShow{ID: "pop"}).(DatasetDetail); d.Price != 3 || !reflect.DeepEqual(d.Licences, []state.Licence{wantL}) {
 		t.Fatalf("show: %+v", d)
 	}
-	if ls := do(OpLicenceList, LicenceList{OrgID: "buyer"}).([]bolt.Licence); !reflect.DeepEqual(ls, []bolt.Licence{wantL}) {
+	if ls := do(OpLicenceList, LicenceList{OrgID: "buyer"}).([]state.Licence); !reflect.DeepEqual(ls, []state.Licence{wantL}) {
 		t.Fatalf("licence list: %+v", ls)
 	}
-	if r := do(OpLicenceRevoke, LicenceRevoke{OrgID: "buyer", Dataset: "pop"}).(bolt.Licence); !reflect.DeepEqual(r, wantL) {
+	if r := do(OpLicenceRevoke, LicenceRevoke{OrgID: "buyer", Dataset: "pop"}).(state.Licence); !reflect.DeepEqual(r, wantL) {
 		t.Fatalf("revoke: %+v", r)
 	}
-	if ls := do(OpLicenceList, LicenceList{}).([]bolt.Licence); len(ls) != 0 || ls == nil {
+	if ls := do(OpLicenceList, LicenceList{}).([]state.Licence); len(ls) != 0 || ls == nil {
 		t.Fatalf("licences after revoke: %#v, want []", ls)
 	}
-	if d := do(OpDatasetRemove, DatasetRemove{ID: "pop"}).(bolt.Dataset); d.ID != "pop" {
+	if d := do(OpDatasetRemove, DatasetRemove{ID: "pop"}).(state.Dataset); d.ID != "pop" {
 		t.Fatalf("remove: %+v", d)
 	}
-	if ds := do(OpDatasetList, struct{}{}).([]bolt.Dataset); len(ds) != 0 || ds == nil {
+	if ds := do(OpDatasetList, struct{}{}).([]state.Dataset); len(ds) != 0 || ds == nil {
 		t.Fatalf("list after remove: %#v, want []", ds)
 	}
 	want := []Change{ChangeDatasets, ChangeDatasets, ChangeDatasets, ChangeDatasets, ChangeDatasets}
@@ -547,14 +548,14 @@ func TestOps_DatasetsAndLicences(t *testing.T) {
 		kind error
 		text string
 	}{
-		{OpDatasetShow, DatasetShow{ID: "pop"}, bolt.ErrNotFound, ""},
-		{OpDatasetRemove, DatasetRemove{ID: "pop"}, bolt.ErrNotFound, ""},
-		{OpDatasetPrice, DatasetPrice{ID: "pop", Credits: -1}, bolt.ErrInvalid, "negative"},
-		{OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: "forever"}, bolt.ErrInvalid, `licence mode "forever"`},
-		{OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: bolt.LicenceSubscription}, bolt.ErrNotFound, ""},
-		{OpDatasetShow, map[string]any{"id": "pop", "colour": 1}, bolt.ErrInvalid, "arguments"},
+		{OpDatasetShow, DatasetShow{ID: "pop"}, state.ErrNotFound, ""},
+		{OpDatasetRemove, DatasetRemove{ID: "pop"}, state.ErrNotFound, ""},
+		{OpDatasetPrice, DatasetPrice{ID: "pop", Credits: -1}, state.ErrInvalid, "negative"},
+		{OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: "forever"}, state.ErrInvalid, `licence mode "forever"`},
+		{OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: state.LicenceSubscription}, state.ErrNotFound, ""},
+		{OpDatasetShow, map[string]any{"id": "pop", "colour": 1}, state.ErrInvalid, "arguments"},
 	} {
-		if _, err := ops.Do(ctx, tc.op, mustJSON(t, tc.args)); !errors.Is(err, tc.kind) || !strings.Contains(fmt.Sprint(err), tc.text) {
+		if _, err := ops.run(ctx, tc.op, mustJSON(t, tc.args)); !errors.Is(err, tc.kind) || !strings.Contains(fmt.Sprint(err), tc.text) {
 			t.Errorf("%s %+v: %v, want %v with %q", tc.op, tc.args, err, tc.kind, tc.text)
 		}
 	}
@@ -562,7 +563,7 @@ func TestOps_DatasetsAndLicences(t *testing.T) {
 
 // TestDatasetView_JSON pins the flat shape of an import's result.
 func TestDatasetView_JSON(t *testing.T) {
-	v := DatasetView{Dataset: bolt.Dataset{ID: "h", Name: "H", Owner: "o", Price: 1, Version: 2, Frames: 3, Features: 4,
+	v := DatasetView{Dataset: state.Dataset{ID: "h", Name: "H", Owner: "o", Price: 1, Version: 2, Frames: 3, Features: 4,
 		ImportedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}, Skipped: 9}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -586,13 +587,13 @@ func TestImport_RealBoundaries(t *testing.T) {
 	health, _ := filepath.Abs(ngaFile(t, "nga_health_facilities_osm.geojson"))
 	ops, s := nationalOps(t)
 	ctx := context.Background()
-	lga := bolt.Attribute{Name: "lga", Label: "Local government area", Type: bolt.TypeCategory, Aggregation: bolt.AggMode}
-	m := ingest.Manifest{ID: "admin", Name: "Administrative identity", Owner: "demo", Attributes: []bolt.Attribute{attrState, lga},
+	lga := state.Attribute{Name: "lga", Label: "Local government area", Type: state.TypeCategory, Aggregation: state.AggMode}
+	m := ingest.Manifest{ID: "admin", Name: "Administrative identity", Owner: "demo", Attributes: []state.Attribute{attrState, lga},
 		Inputs: []ingest.Input{
 			{Zones: states, Properties: map[string]string{"state_name": "state"}},
 			{Zones: lgas, Properties: map[string]string{"lga_name": "lga"}},
 		}}
-	res, err := ops.Do(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
+	res, err := ops.run(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -624,7 +625,7 @@ func TestImport_RealBoundaries(t *testing.T) {
 		}
 	}
 
-	res, err = ops.Do(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: ingest.Manifest{ID: "health", Owner: "demo",
+	res, err = ops.run(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: ingest.Manifest{ID: "health", Owner: "demo",
 		Inputs: []ingest.Input{{Features: health, Outside: "skip"}}}}))
 	if err != nil {
 		t.Fatal(err)
@@ -645,7 +646,7 @@ func BenchmarkImport_NationalCSV(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ops.ImportDataset(ctx, m); err != nil {
+		if _, err := ops.ImportDataset(ctx, DatasetImport{Manifest: m}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -672,7 +673,7 @@ func nationalOps(tb testing.TB) (*Ops, *bolt.Store) {
 	s, _ := openStore(tb)
 	mustOrg(tb, s, "demo", "pro", 0)
 	ops := &Ops{Store: s}
-	if _, err := ops.Do(context.Background(), OpGridBuild, mustJSON(tb, GridBuild{Boundary: country})); err != nil {
+	if _, err := ops.run(context.Background(), OpGridBuild, mustJSON(tb, GridBuild{Boundary: country})); err != nil {
 		tb.Fatal(err)
 	}
 	return ops, s
@@ -697,5 +698,5 @@ func nationalCSV(b *testing.B) (*Ops, ingest.Manifest) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	return ops, ingest.Manifest{ID: "pop", Owner: "demo", Attributes: []bolt.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: path}}}
+	return ops, ingest.Manifest{ID: "pop", Owner: "demo", Attributes: []state.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: path}}}
 }

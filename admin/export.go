@@ -13,6 +13,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/export"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // OpGridExport writes the grid, and optionally a dataset's attributes, to a
@@ -42,18 +43,22 @@ type ExportView struct {
 // texts as text) holding what it records on the frame, empty where it
 // records nothing. Nothing is left at a.Out unless the export completed:
 // the file is written beside it and renamed into place. It reads in one
-// read transaction, so writes go on while it runs. Errors: bolt.ErrInvalid
-// for a bad path or extension; bolt.ErrNotFound for an unknown dataset;
+// read transaction, so writes go on while it runs. Errors: state.ErrInvalid
+// for a bad path or extension; state.ErrNotFound for an unknown dataset;
 // bolt.ErrNoGrid; ctx's error when ctx ends (nothing written).
 func (o *Ops) ExportGrid(ctx context.Context, a GridExport) (ExportView, error) {
-	if !filepath.IsAbs(a.Out) {
-		return ExportView{}, fmt.Errorf("%w: --out %q must be an absolute path", bolt.ErrInvalid, a.Out)
-	}
-	info, runs, frames, err := o.Store.Grid()
+	c, err := o.catalogue()
 	if err != nil {
 		return ExportView{}, err
 	}
-	var attrs []bolt.Attribute
+	if !filepath.IsAbs(a.Out) {
+		return ExportView{}, fmt.Errorf("%w: --out %q must be an absolute path", state.ErrInvalid, a.Out)
+	}
+	info, runs, frames, err := c.Grid()
+	if err != nil {
+		return ExportView{}, err
+	}
+	var attrs []state.Attribute
 	if a.Dataset != "" {
 		d, err := o.Store.Dataset(a.Dataset)
 		if err != nil {
@@ -64,14 +69,14 @@ func (o *Ops) ExportGrid(ctx context.Context, a GridExport) (ExportView, error) 
 	cols := make([]export.Column, len(attrs))
 	for i, at := range attrs {
 		cols[i] = export.Column{Name: at.Name, Type: export.Text}
-		if at.Type == bolt.TypeNumber {
+		if at.Type == state.TypeNumber {
 			cols[i].Type = export.Number
 		}
 	}
 	multi := info.Kind != bolt.GridLattice
 	w, err := export.Create(a.Out, export.Options{Columns: cols, Multi: multi})
 	if err != nil {
-		return ExportView{}, fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+		return ExportView{}, fmt.Errorf("%w: %v", state.ErrInvalid, err)
 	}
 	// The grid's frames in ascending id: lattice runs are sorted by row
 	// (ids grow along a row), imported frames by id.
@@ -113,9 +118,9 @@ func (o *Ops) ExportGrid(ctx context.Context, a GridExport) (ExportView, error) 
 						continue
 					}
 					switch {
-					case v.Type == gjson.Number && at.Type == bolt.TypeNumber:
+					case v.Type == gjson.Number && at.Type == state.TypeNumber:
 						values[i] = v.Num
-					case v.Type == gjson.String && at.Type != bolt.TypeNumber:
+					case v.Type == gjson.String && at.Type != state.TypeNumber:
 						values[i] = v.Str
 					}
 				}

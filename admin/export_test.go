@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/ingest"
+	"frameindex/state"
 )
 
 // TestExportGrid writes the small lattice with a dataset's attributes as a
@@ -26,8 +26,8 @@ func TestExportGrid(t *testing.T) {
 	dir := t.TempDir()
 	csvPath := writeFile(t, dir, "p.csv", "frame_id,pop,class\n"+
 		jsonID(cell(9700, 22480))+",12,urban\n"+jsonID(cell(9719, 22499))+",3.5,\n")
-	if _, err := ops.ImportDataset(ctx, ingest.Manifest{ID: "p", Owner: "agency",
-		Attributes: []bolt.Attribute{attrPop, attrClass}, Inputs: []ingest.Input{{CSV: csvPath}}}); err != nil {
+	if _, err := ops.ImportDataset(ctx, DatasetImport{Manifest: ingest.Manifest{ID: "p", Owner: "agency",
+		Attributes: []state.Attribute{attrPop, attrClass}, Inputs: []ingest.Input{{CSV: csvPath}}}}); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "frames.geojsonl")
@@ -89,10 +89,10 @@ func TestExportGrid(t *testing.T) {
 	if n != 400 {
 		t.Fatalf("%d frames written, want 400", n)
 	}
-	if _, err := ops.ExportGrid(ctx, GridExport{Out: filepath.Join(dir, "x.shp")}); !errors.Is(err, bolt.ErrInvalid) {
+	if _, err := ops.ExportGrid(ctx, GridExport{Out: filepath.Join(dir, "x.shp")}); !errors.Is(err, state.ErrInvalid) {
 		t.Errorf("a .shp: got %v, want invalid", err)
 	}
-	if _, err := ops.ExportGrid(ctx, GridExport{Out: filepath.Join(dir, "x.gpkg"), Dataset: "nope"}); !errors.Is(err, bolt.ErrNotFound) {
+	if _, err := ops.ExportGrid(ctx, GridExport{Out: filepath.Join(dir, "x.gpkg"), Dataset: "nope"}); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("an unknown dataset: got %v, want not found", err)
 	}
 	if _, err := exec.LookPath("ogrinfo"); err != nil {

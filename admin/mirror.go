@@ -3,7 +3,7 @@ package admin
 import (
 	"errors"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // mirrorOrg makes sure the data file knows organisation id when the shared
@@ -13,7 +13,7 @@ import (
 // organisation's id, name, plan and creation time from State into Store
 // when Store lacks it; its credits, ledger and usage stay in State, which
 // is the only place they are read from. Without a separate state it does
-// nothing. Errors: bolt.ErrNotFound when State does not hold id either;
+// nothing. Errors: state.ErrNotFound when State does not hold id either;
 // errors of either store.
 func (o *Ops) mirrorOrg(id string) error {
 	if !o.shared() || id == "" {
@@ -23,11 +23,11 @@ func (o *Ops) mirrorOrg(id string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := o.Store.Org(id); !errors.Is(err, bolt.ErrNotFound) {
+	if _, err := o.Store.Org(id); !errors.Is(err, state.ErrNotFound) {
 		return err
 	}
-	_, err = o.Store.AddOrg(bolt.Org{ID: org.ID, Name: org.Name, Plan: org.Plan, Created: org.Created})
-	if errors.Is(err, bolt.ErrExists) { // another request mirrored it meanwhile
+	_, err = o.Store.AddOrg(state.Org{ID: org.ID, Name: org.Name, Plan: org.Plan, Created: org.Created})
+	if errors.Is(err, state.ErrExists) { // another request mirrored it meanwhile
 		return nil
 	}
 	return err

@@ -18,6 +18,7 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/index"
+	"frameindex/state"
 )
 
 var ngaDir = filepath.Join("..", "..", "shared", "data", "nga")
@@ -70,7 +71,7 @@ func TestOps_BuildGridOnNigeria(t *testing.T) {
 	s, _ := openStore(t)
 	ops := &Ops{Store: s}
 	var g GridView
-	res, err := ops.Do(context.Background(), OpGridBuild, mustJSON(t, GridBuild{Boundary: path}))
+	res, err := ops.run(context.Background(), OpGridBuild, mustJSON(t, GridBuild{Boundary: path}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func withIDs(t *testing.T, path, key string) (string, map[uint64]string) {
 func TestOps_ImportRealLGAsAsFrames(t *testing.T) {
 	path, names := withIDs(t, ngaFile(t, "nga_lgas.geojson"), "lga_name")
 	s, _ := openStore(t)
-	res, err := (&Ops{Store: s}).Do(context.Background(), OpGridImport, mustJSON(t, GridImport{Path: path}))
+	res, err := (&Ops{Store: s}).run(context.Background(), OpGridImport, mustJSON(t, GridImport{Path: path}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,8 +170,8 @@ func TestOps_ImportRealLGAsAsFrames(t *testing.T) {
 func TestOps_ImportRealStatesWithoutIDsIsRefused(t *testing.T) {
 	path := ngaFile(t, "nga_states.geojson")
 	s, _ := openStore(t)
-	_, err := (&Ops{Store: s}).Do(context.Background(), OpGridImport, mustJSON(t, GridImport{Path: path}))
-	if !errors.Is(err, bolt.ErrInvalid) {
+	_, err := (&Ops{Store: s}).run(context.Background(), OpGridImport, mustJSON(t, GridImport{Path: path}))
+	if !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("import of features without numeric ids: %v", err)
 	}
 	if _, err := s.GridInfo(); !errors.Is(err, bolt.ErrNoGrid) {
@@ -207,12 +208,11 @@ func TestSocket_RoundTrip(t *testing.T) {
 	go func() { done <- Serve(ctx, l, ops, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	var o bolt.Org
-	if err := Call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, &o); err != nil || o.ID != "acme" || o.Plan != "trial" {
+	if o, err := Call(ctx, path, AddOrgOp, OrgAdd{ID: "acme"}); err != nil || o.ID != "acme" || o.Plan != "trial" {
 		t.Fatalf("org.add: %+v %v", o, err)
 	}
-	var m Minted
-	if err := Call(ctx, path, OpKeyMint, KeyMint{OrgID: "acme", Preset: "analyst", TTL: "30d"}, &m); err != nil {
+	m, err := Call(ctx, path, MintKeyOp, KeyMint{OrgID: "acme", Preset: "analyst", TTL: "30d"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if c := <-changes; c != ChangeKeys {
@@ -221,22 +221,21 @@ func TestSocket_RoundTrip(t *testing.T) {
 	if want := ops.Now().Add(30 * 24 * time.Hour); !m.Key.Expires.Equal(want) || len(m.Secret) < 40 {
 		t.Fatalf("minted %+v", m.Key)
 	}
-	var keys []KeyView
-	if err := Call(ctx, path, OpKeyList, KeyList{OrgID: "acme"}, &keys); err != nil || len(keys) != 1 || keys[0].ID != m.Key.ID {
+	if keys, err := Call(ctx, path, KeysOp, KeyList{OrgID: "acme"}); err != nil || len(keys) != 1 || keys[0].ID != m.Key.ID {
 		t.Fatalf("key.list: %+v %v", keys, err)
 	}
-	err = Call(ctx, path, OpKeyMint, KeyMint{OrgID: "nope", Preset: "full"}, nil)
-	if !errors.Is(err, bolt.ErrNotFound) {
+	err = call(ctx, path, OpKeyMint, KeyMint{OrgID: "nope", Preset: "full"}, nil)
+	if !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("mint for a missing org: %v (want not found)", err)
 	}
-	err = Call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, nil)
-	if !errors.Is(err, bolt.ErrExists) {
+	err = call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, nil)
+	if !errors.Is(err, state.ErrExists) {
 		t.Fatalf("duplicate org: %v", err)
 	}
-	if err := Call(ctx, path, "drop.everything", struct{}{}, nil); !errors.Is(err, bolt.ErrInvalid) {
+	if err := call(ctx, path, "drop.everything", struct{}{}, nil); !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("unknown op: %v", err)
 	}
-	if err := Call(ctx, path+".other", OpOrgList, struct{}{}, nil); !errors.Is(err, ErrNoServer) {
+	if err := call(ctx, path+".other", OpOrgList, struct{}{}, nil); !errors.Is(err, ErrNoServer) {
 		t.Fatalf("no server: %v", err)
 	}
 }
@@ -246,7 +245,7 @@ func TestListen_RemovesStaleSocket(t *testing.T) {
 	if err := os.WriteFile(SocketPath(path), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Call(context.Background(), path, OpOrgList, struct{}{}, nil); !errors.Is(err, ErrNoServer) {
+	if err := call(context.Background(), path, OpOrgList, struct{}{}, nil); !errors.Is(err, ErrNoServer) {
 		t.Fatalf("stale socket file: %v, want ErrNoServer", err)
 	}
 	l, err := Listen(path)
@@ -273,48 +272,48 @@ func TestOps_OrgPlansAndCredits(t *testing.T) {
 		{
 			name: "grant", op: OpOrgCredits, args: `{"id":"acme","add":70,"note":"invoice 117"}`,
 			want: Credited{
-				Org:   bolt.Org{ID: "acme", Name: "acme", Plan: "trial", Created: created, Credits: 100},
-				Entry: bolt.LedgerEntry{Seq: 2, Time: now.UTC(), Kind: "grant", Credits: 70, Balance: 100, Note: "invoice 117"},
+				Org:   state.Org{ID: "acme", Name: "acme", Plan: "trial", Created: created, Credits: 100},
+				Entry: state.LedgerEntry{Seq: 2, Time: now.UTC(), Kind: "grant", Credits: 70, Balance: 100, Note: "invoice 117"},
 			},
 			change: ChangeOrgs,
 		},
 		{
 			name: "take back", op: OpOrgCredits, args: `{"id":"acme","add":-30,"note":"duplicate"}`,
 			want: Credited{
-				Org:   bolt.Org{ID: "acme", Name: "acme", Plan: "trial", Created: created, Credits: 0},
-				Entry: bolt.LedgerEntry{Seq: 2, Time: now.UTC(), Kind: "adjust", Credits: -30, Balance: 0, Note: "duplicate"},
+				Org:   state.Org{ID: "acme", Name: "acme", Plan: "trial", Created: created, Credits: 0},
+				Entry: state.LedgerEntry{Seq: 2, Time: now.UTC(), Kind: "adjust", Credits: -30, Balance: 0, Note: "duplicate"},
 			},
 			change: ChangeOrgs,
 		},
-		{name: "below zero", op: OpOrgCredits, args: `{"id":"acme","add":-31,"note":"x"}`, wantErr: bolt.ErrInvalid, text: "organisation acme has 30 credits; cannot remove 31"},
-		{name: "no note", op: OpOrgCredits, args: `{"id":"acme","add":5}`, wantErr: bolt.ErrInvalid, text: "a note is required"},
-		{name: "zero credits", op: OpOrgCredits, args: `{"id":"acme","add":0,"note":"x"}`, wantErr: bolt.ErrInvalid, text: "0 credits"},
-		{name: "credits as text", op: OpOrgCredits, args: `{"id":"acme","add":"5","note":"x"}`, wantErr: bolt.ErrInvalid, text: "arguments"},
-		{name: "credits for nobody", op: OpOrgCredits, args: `{"id":"nope","add":5,"note":"x"}`, wantErr: bolt.ErrNotFound, text: `organisation "nope" not found`},
+		{name: "below zero", op: OpOrgCredits, args: `{"id":"acme","add":-31,"note":"x"}`, wantErr: state.ErrInvalid, text: "organisation acme has 30 credits; cannot remove 31"},
+		{name: "no note", op: OpOrgCredits, args: `{"id":"acme","add":5}`, wantErr: state.ErrInvalid, text: "a note is required"},
+		{name: "zero credits", op: OpOrgCredits, args: `{"id":"acme","add":0,"note":"x"}`, wantErr: state.ErrInvalid, text: "0 credits"},
+		{name: "credits as text", op: OpOrgCredits, args: `{"id":"acme","add":"5","note":"x"}`, wantErr: state.ErrInvalid, text: "arguments"},
+		{name: "credits for nobody", op: OpOrgCredits, args: `{"id":"nope","add":5,"note":"x"}`, wantErr: state.ErrNotFound, text: `organisation "nope" not found`},
 		{
 			name: "plan", op: OpOrgPlan, args: `{"id":"acme","plan":"scale"}`,
-			want:   bolt.Org{ID: "acme", Name: "acme", Plan: "scale", Created: created, Credits: 30},
+			want:   state.Org{ID: "acme", Name: "acme", Plan: "scale", Created: created, Credits: 30},
 			change: ChangeOrgs,
 		},
-		{name: "unknown plan", op: OpOrgPlan, args: `{"id":"acme","plan":"gold"}`, wantErr: bolt.ErrInvalid, text: `invalid plan "gold": must be trial, pro or scale`},
-		{name: "plan for nobody", op: OpOrgPlan, args: `{"id":"nope","plan":"pro"}`, wantErr: bolt.ErrNotFound, text: "not found"},
-		{name: "unknown argument", op: OpOrgPlan, args: `{"id":"acme","plan":"pro","tier":1}`, wantErr: bolt.ErrInvalid, text: "unknown field"},
+		{name: "unknown plan", op: OpOrgPlan, args: `{"id":"acme","plan":"gold"}`, wantErr: state.ErrInvalid, text: `invalid plan "gold": must be trial, pro or scale`},
+		{name: "plan for nobody", op: OpOrgPlan, args: `{"id":"nope","plan":"pro"}`, wantErr: state.ErrNotFound, text: "not found"},
+		{name: "unknown argument", op: OpOrgPlan, args: `{"id":"acme","plan":"pro","tier":1}`, wantErr: state.ErrInvalid, text: "unknown field"},
 		{
 			name: "show", op: OpOrgShow, args: `{"id":"acme"}`,
-			want: OrgDetail{Org: bolt.Org{ID: "acme", Name: "acme", Plan: "trial", Created: created, Credits: 30}, Allowance: 100,
-				Ledger: []bolt.LedgerEntry{{Seq: 1, Time: created, Kind: "grant", Credits: 30, Balance: 30, Note: "opening balance"}}},
+			want: OrgDetail{Org: state.Org{ID: "acme", Name: "acme", Plan: "trial", Created: created, Credits: 30}, Allowance: 100,
+				Ledger: []state.LedgerEntry{{Seq: 1, Time: created, Kind: "grant", Credits: 30, Balance: 30, Note: "opening balance"}}},
 		},
 		{
 			name: "show without a ledger", op: OpOrgShow, args: `{"id":"idle","limit":5}`,
-			want: OrgDetail{Org: bolt.Org{ID: "idle", Name: "idle", Plan: "pro", Created: created}, Allowance: 2000, Ledger: []bolt.LedgerEntry{}},
+			want: OrgDetail{Org: state.Org{ID: "idle", Name: "idle", Plan: "pro", Created: created}, Allowance: 2000, Ledger: []state.LedgerEntry{}},
 		},
-		{name: "show nobody", op: OpOrgShow, args: `{"id":"nope"}`, wantErr: bolt.ErrNotFound, text: "not found"},
+		{name: "show nobody", op: OpOrgShow, args: `{"id":"nope"}`, wantErr: state.ErrNotFound, text: "not found"},
 		{
 			name: "usage", op: OpUsage, args: `{"org":"acme"}`,
-			want: bolt.Usage{OrgID: "acme", Plan: "trial", Month: "2026-11", Day: "2026-11-30", Allowance: 100, DailyCeiling: 1000, Credits: 30},
+			want: state.Usage{OrgID: "acme", Plan: "trial", Month: "2026-11", Day: "2026-11-30", Allowance: 100, DailyCeiling: 1000, Credits: 30},
 		},
-		{name: "usage of nobody", op: OpUsage, args: `{"org":"nope"}`, wantErr: bolt.ErrNotFound, text: "not found"},
-		{name: "usage without arguments", op: OpUsage, args: ``, wantErr: bolt.ErrNotFound, text: `organisation "" not found`},
+		{name: "usage of nobody", op: OpUsage, args: `{"org":"nope"}`, wantErr: state.ErrNotFound, text: "not found"},
+		{name: "usage without arguments", op: OpUsage, args: ``, wantErr: state.ErrNotFound, text: `organisation "" not found`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -323,7 +322,7 @@ func TestOps_OrgPlansAndCredits(t *testing.T) {
 			ops := &Ops{Store: s, Now: func() time.Time { return now }, Changed: func(c Change) { changes = append(changes, c) }}
 			mustOrg(t, s, "acme", "trial", 30)
 			mustOrg(t, s, "idle", "pro", 0)
-			got, err := ops.Do(context.Background(), tt.op, json.RawMessage(tt.args))
+			got, err := ops.run(context.Background(), tt.op, json.RawMessage(tt.args))
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("%s error = %v, want %v", tt.op, err, tt.wantErr)
@@ -364,7 +363,7 @@ var created = time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)
 // created with the note "opening balance".
 func mustOrg(t testing.TB, s *bolt.Store, id, plan string, balance int64) {
 	t.Helper()
-	if _, err := s.AddOrg(bolt.Org{ID: id, Plan: plan, Created: created}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: id, Plan: plan, Created: created}); err != nil {
 		t.Fatal(err)
 	}
 	if balance != 0 {
@@ -377,8 +376,8 @@ func mustOrg(t testing.TB, s *bolt.Store, id, plan string, balance int64) {
 // TestOrgDetail_JSON pins the shape `org show --json` prints: the
 // organisation's members inline, then the allowance and the ledger.
 func TestOrgDetail_JSON(t *testing.T) {
-	d := OrgDetail{Org: bolt.Org{ID: "acme", Name: "Acme", Plan: "pro", Created: created, Credits: 5}, Allowance: 2000,
-		Ledger: []bolt.LedgerEntry{{Seq: 1, Time: created, Kind: "grant", Credits: 5, Balance: 5, Note: "n"}}}
+	d := OrgDetail{Org: state.Org{ID: "acme", Name: "Acme", Plan: "pro", Created: created, Credits: 5}, Allowance: 2000,
+		Ledger: []state.LedgerEntry{{Seq: 1, Time: created, Kind: "grant", Credits: 5, Balance: 5, Note: "n"}}}
 	b, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)
@@ -416,14 +415,14 @@ func TestSocket_OrgsAndCredits(t *testing.T) {
 		}
 	}
 
-	if err := Call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, nil); err != nil {
+	if err := call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var cr Credited
-	if err := Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: 100, Note: "invoice 117"}, &cr); err != nil {
+	if err := call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: 100, Note: "invoice 117"}, &cr); err != nil {
 		t.Fatal(err)
 	}
-	wantEntry := bolt.LedgerEntry{Seq: 1, Time: now, Kind: "grant", Credits: 100, Balance: 100, Note: "invoice 117"}
+	wantEntry := state.LedgerEntry{Seq: 1, Time: now, Kind: "grant", Credits: 100, Balance: 100, Note: "invoice 117"}
 	if cr.Org.Credits != 100 || cr.Entry != wantEntry {
 		t.Fatalf("org.credits = %+v, want balance 100 and %+v", cr, wantEntry)
 	}
@@ -431,52 +430,52 @@ func TestSocket_OrgsAndCredits(t *testing.T) {
 		t.Fatalf("change %v after org.credits", c)
 	}
 
-	err = Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: -150, Note: "too much"}, nil)
-	if !errors.Is(err, bolt.ErrInvalid) || err.Error() != "organisation acme has 100 credits; cannot remove 150" {
+	err = call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: -150, Note: "too much"}, nil)
+	if !errors.Is(err, state.ErrInvalid) || err.Error() != "organisation acme has 100 credits; cannot remove 150" {
 		t.Fatalf("removing more than the balance: %v", err)
 	}
-	if err := Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: 5}, nil); !errors.Is(err, bolt.ErrInvalid) {
+	if err := call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: 5}, nil); !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("no note: %v", err)
 	}
-	if err := Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: -40, Note: "correction"}, &cr); err != nil || cr.Org.Credits != 60 {
+	if err := call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: -40, Note: "correction"}, &cr); err != nil || cr.Org.Credits != 60 {
 		t.Fatalf("org.credits -40: %+v %v", cr, err)
 	}
 	if c := nextChange(); c != ChangeOrgs {
 		t.Fatalf("change %v after org.credits", c)
 	}
 
-	var o bolt.Org
-	if err := Call(ctx, path, OpOrgPlan, OrgPlan{ID: "acme", Plan: "pro"}, &o); err != nil || o.Plan != "pro" || o.Credits != 60 {
+	var o state.Org
+	if err := call(ctx, path, OpOrgPlan, OrgPlan{ID: "acme", Plan: "pro"}, &o); err != nil || o.Plan != "pro" || o.Credits != 60 {
 		t.Fatalf("org.plan: %+v %v", o, err)
 	}
 	if c := nextChange(); c != ChangeOrgs {
 		t.Fatalf("change %v after org.plan", c)
 	}
-	if err := Call(ctx, path, OpOrgPlan, OrgPlan{ID: "acme", Plan: "gold"}, nil); !errors.Is(err, bolt.ErrInvalid) {
+	if err := call(ctx, path, OpOrgPlan, OrgPlan{ID: "acme", Plan: "gold"}, nil); !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("unknown plan: %v", err)
 	}
 
 	var d OrgDetail
-	if err := Call(ctx, path, OpOrgShow, OrgShow{ID: "acme", Limit: 1}, &d); err != nil {
+	if err := call(ctx, path, OpOrgShow, OrgShow{ID: "acme", Limit: 1}, &d); err != nil {
 		t.Fatal(err)
 	}
 	if d.ID != "acme" || d.Plan != "pro" || d.Credits != 60 || d.Allowance != 2000 || len(d.Ledger) != 1 ||
 		d.Ledger[0].Seq != 2 || d.Ledger[0].Credits != -40 || d.Ledger[0].Kind != "adjust" || d.Ledger[0].Balance != 60 {
 		t.Fatalf("org.show limit 1 = %+v", d)
 	}
-	if err := Call(ctx, path, OpOrgShow, OrgShow{ID: "acme"}, &d); err != nil || len(d.Ledger) != 2 || d.Ledger[0].Seq != 1 {
+	if err := call(ctx, path, OpOrgShow, OrgShow{ID: "acme"}, &d); err != nil || len(d.Ledger) != 2 || d.Ledger[0].Seq != 1 {
 		t.Fatalf("org.show = %+v %v", d, err)
 	}
 
-	var u bolt.Usage
-	if err := Call(ctx, path, OpUsage, UsageReq{OrgID: "acme"}, &u); err != nil {
+	var u state.Usage
+	if err := call(ctx, path, OpUsage, UsageReq{OrgID: "acme"}, &u); err != nil {
 		t.Fatal(err)
 	}
-	wantUsage := bolt.Usage{OrgID: "acme", Plan: "pro", Month: "2026-11", Day: "2026-11-22", Allowance: 2000, DailyCeiling: 1000, Credits: 60}
+	wantUsage := state.Usage{OrgID: "acme", Plan: "pro", Month: "2026-11", Day: "2026-11-22", Allowance: 2000, DailyCeiling: 1000, Credits: 60}
 	if !reflect.DeepEqual(u, wantUsage) {
 		t.Fatalf("usage = %+v, want %+v", u, wantUsage)
 	}
-	if err := Call(ctx, path, OpUsage, UsageReq{OrgID: "nope"}, nil); !errors.Is(err, bolt.ErrNotFound) {
+	if err := call(ctx, path, OpUsage, UsageReq{OrgID: "nope"}, nil); !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("usage of a missing org: %v", err)
 	}
 	select {

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"testing"
 
-	"frameindex/bolt"
 	"frameindex/ingest"
+	"frameindex/state"
 )
 
 // TestImport_ReprojectedZones imports Nigeria's 774 LGAs as zones from
@@ -56,10 +56,10 @@ func TestImport_ReprojectedZones(t *testing.T) {
 	belt := filepath.Join(dir, "lgas_26392.shp")
 	ogr("-t_srs", "EPSG:26392", belt, lgas)
 
-	lga := bolt.Attribute{Name: "lga", Label: "Local government area", Type: bolt.TypeCategory, Aggregation: bolt.AggMode}
+	lga := state.Attribute{Name: "lga", Label: "Local government area", Type: state.TypeCategory, Aggregation: state.AggMode}
 	read := func(path string) map[uint64]string {
 		t.Helper()
-		m := ingest.Manifest{ID: "lgas", Owner: "demo", Attributes: []bolt.Attribute{lga},
+		m := ingest.Manifest{ID: "lgas", Owner: "demo", Attributes: []state.Attribute{lga},
 			Inputs: []ingest.Input{{Zones: path, Properties: map[string]string{"lga_key": "lga"}}}}
 		_, recs, _, err := ingest.Gather(ctx, m, s, ingest.OpenFile)
 		if err != nil {

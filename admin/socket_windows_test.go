@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // TestListen_WindowsAccessList: on Windows the admin socket is limited by
@@ -68,8 +68,8 @@ func TestListen_WindowsAccessList(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, l, &Ops{Store: s}, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
 	defer func() { cancel(); <-done }()
-	var o bolt.Org
-	if err := Call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, &o); err != nil || o.ID != "acme" {
+	var o state.Org
+	if err := call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, &o); err != nil || o.ID != "acme" {
 		t.Fatalf("org.add through the socket: %+v, %v", o, err)
 	}
 }

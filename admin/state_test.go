@@ -9,6 +9,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/ingest"
+	"frameindex/state"
 )
 
 // sharedState stands in for a shared state engine: a bbolt file of its
@@ -36,18 +37,18 @@ func twoFiles(t *testing.T) (ops *Ops, data, st *bolt.Store) {
 	mustOrg(t, st, "agency", "pro", 0)
 	mustOrg(t, st, "buyer", "trial", 10)
 	p := writeFile(t, t.TempDir(), "pop.csv", fmt.Sprintf("frame_id,pop\n%d,10\n", cell(row0, col0)))
-	m := ingest.Manifest{ID: "pop", Owner: "agency", Attributes: []bolt.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: p}}}
-	if _, err := ops.ImportDataset(context.Background(), m); err != nil {
+	m := ingest.Manifest{ID: "pop", Owner: "agency", Attributes: []state.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: p}}}
+	ops.State = sharedState{st} // the import's audit entry goes to the state
+	if _, err := ops.ImportDataset(context.Background(), DatasetImport{Manifest: m}); err != nil {
 		t.Fatal(err)
 	}
 	onState := &Ops{Store: st, Now: ops.Now}
 	for _, id := range []string{"pop", "ghost"} {
 		m.ID = id
-		if _, err := onState.ImportDataset(context.Background(), m); err != nil {
+		if _, err := onState.ImportDataset(context.Background(), DatasetImport{Manifest: m}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ops.State = sharedState{st}
 	return ops, data, st
 }
 
@@ -112,7 +113,7 @@ func TestOps_RoutesToState(t *testing.T) {
 	}{
 		{"org add", OpOrgAdd, OrgAdd{ID: "newcomer"}, "orgs", 1, 3, nil},
 		{"org list", OpOrgList, nil, "orgs", 1, 3, func(t *testing.T, res any) {
-			if n := len(res.([]bolt.Org)); n != 3 {
+			if n := len(res.([]state.Org)); n != 3 {
 				t.Errorf("%d organisations listed, want the state's 3", n)
 			}
 		}},
@@ -120,7 +121,7 @@ func TestOps_RoutesToState(t *testing.T) {
 		{"org plan", OpOrgPlan, OrgPlan{ID: "buyer", Plan: "scale"}, "buyer plan scale", 0, 1, nil},
 		{"org credits", OpOrgCredits, OrgCredits{ID: "buyer", Add: 50, Note: "invoice"}, "buyer credits", 0, 60, nil},
 		{"usage", OpUsage, UsageReq{OrgID: "buyer"}, "buyer credits", 0, 60, func(t *testing.T, res any) {
-			if u := res.(bolt.Usage); u.Credits != 60 {
+			if u := res.(state.Usage); u.Credits != 60 {
 				t.Errorf("usage shows %d credits, want 60", u.Credits)
 			}
 		}},
@@ -134,13 +135,13 @@ func TestOps_RoutesToState(t *testing.T) {
 		}},
 		{"key revoke", OpKeyRevoke, nil, "revoked", 0, 1, nil}, // args: the minted key, below
 		{"dataset price", OpDatasetPrice, DatasetPrice{ID: "pop", Credits: 7}, "price", 1, 7, func(t *testing.T, res any) {
-			if d := res.(bolt.Dataset); d.Price != 7 {
+			if d := res.(state.Dataset); d.Price != 7 {
 				t.Errorf("price %d, want 7", d.Price)
 			}
 		}},
-		{"licence grant", OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: bolt.LicencePerQuery}, "licences", 0, 1, nil},
+		{"licence grant", OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: state.LicencePerQuery}, "licences", 0, 1, nil},
 		{"licence list", OpLicenceList, LicenceList{OrgID: "buyer"}, "licences", 0, 1, func(t *testing.T, res any) {
-			if n := len(res.([]bolt.Licence)); n != 1 {
+			if n := len(res.([]state.Licence)); n != 1 {
 				t.Errorf("%d licences listed, want 1", n)
 			}
 		}},
@@ -151,14 +152,14 @@ func TestOps_RoutesToState(t *testing.T) {
 			}
 		}},
 		{"dataset list", OpDatasetList, nil, "price", 1, 7, func(t *testing.T, res any) {
-			if ds := res.([]bolt.Dataset); len(ds) != 1 || ds[0].Price != 7 {
+			if ds := res.([]state.Dataset); len(ds) != 1 || ds[0].Price != 7 {
 				t.Errorf("datasets listed %v, want the data file's pop at the state's price 7", ds)
 			}
 		}},
 		{"licence revoke", OpLicenceRevoke, LicenceRevoke{OrgID: "buyer", Dataset: "pop"}, "licences", 0, 0, nil},
-		{"dataset offer", OpDatasetOffer, DatasetOffer{ID: "pop", Mode: bolt.OfferSubscription, Credits: 4, Org: "agency"}, "offers", 0, 1, nil},
+		{"dataset offer", OpDatasetOffer, DatasetOffer{ID: "pop", Mode: state.OfferSubscription, Credits: 4, Org: "agency"}, "offers", 0, 1, nil},
 		{"market list", OpMarketList, MarketList{}, "offers", 0, 1, func(t *testing.T, res any) {
-			if n := len(res.([]bolt.Listing)); n != 1 {
+			if n := len(res.([]state.Listing)); n != 1 {
 				t.Errorf("%d offers listed, want 1", n)
 			}
 		}},
@@ -173,7 +174,7 @@ func TestOps_RoutesToState(t *testing.T) {
 			if tt.op == OpKeyRevoke {
 				args = KeyRevoke{ID: keyID}
 			}
-			res, err := ops.Do(ctx, tt.op, mustJSON(t, args))
+			res, err := ops.run(ctx, tt.op, mustJSON(t, args))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -207,11 +208,11 @@ func TestOps_RoutesToState(t *testing.T) {
 				t.Errorf("state's audit log lacks %s", op)
 			}
 		}
-		res, err := ops.Do(ctx, OpAuditList, mustJSON(t, AuditList{}))
+		res, err := ops.run(ctx, OpAuditList, mustJSON(t, AuditList{}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := len(res.([]bolt.AuditEntry)); n != len(log) {
+		if n := len(res.([]state.AuditEntry)); n != len(log) {
 			t.Errorf("audit list shows %d entries, want the state's %d", n, len(log))
 		}
 	})
@@ -228,16 +229,16 @@ func TestOps_StateChecksTheCatalogue(t *testing.T) {
 		args    any
 		wantErr error
 	}{
-		{"licence of a dataset only the state knows", OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "ghost", Mode: bolt.LicenceSubscription}, bolt.ErrNotFound},
-		{"price of a dataset only the state knows", OpDatasetPrice, DatasetPrice{ID: "ghost", Credits: 1}, bolt.ErrNotFound},
-		{"offer of a dataset only the state knows", OpDatasetOffer, DatasetOffer{ID: "ghost", Mode: bolt.OfferPerQuery, Credits: 1}, bolt.ErrNotFound},
-		{"licensing a dataset only the state knows", OpLicenceAcquire, LicenceAcquire{OrgID: "buyer", Dataset: "ghost"}, bolt.ErrNotFound},
-		{"withdrawal of a dataset only the state knows", OpDatasetWithdraw, DatasetWithdraw{ID: "ghost"}, bolt.ErrNotFound},
+		{"licence of a dataset only the state knows", OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "ghost", Mode: state.LicenceSubscription}, state.ErrNotFound},
+		{"price of a dataset only the state knows", OpDatasetPrice, DatasetPrice{ID: "ghost", Credits: 1}, state.ErrNotFound},
+		{"offer of a dataset only the state knows", OpDatasetOffer, DatasetOffer{ID: "ghost", Mode: state.OfferPerQuery, Credits: 1}, state.ErrNotFound},
+		{"licensing a dataset only the state knows", OpLicenceAcquire, LicenceAcquire{OrgID: "buyer", Dataset: "ghost"}, state.ErrNotFound},
+		{"withdrawal of a dataset only the state knows", OpDatasetWithdraw, DatasetWithdraw{ID: "ghost"}, state.ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ops, _, _ := twoFiles(t)
-			if _, err := ops.Do(ctx, tt.op, mustJSON(t, tt.args)); !errors.Is(err, tt.wantErr) {
+			if _, err := ops.run(ctx, tt.op, mustJSON(t, tt.args)); !errors.Is(err, tt.wantErr) {
 				t.Fatalf("error %v, want %v", err, tt.wantErr)
 			}
 		})
@@ -245,13 +246,13 @@ func TestOps_StateChecksTheCatalogue(t *testing.T) {
 
 	t.Run("removal keeps the shared licence", func(t *testing.T) {
 		ops, data, st := twoFiles(t)
-		if _, err := ops.Do(ctx, OpLicenceGrant, mustJSON(t, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: bolt.LicenceSubscription})); err != nil {
+		if _, err := ops.run(ctx, OpLicenceGrant, mustJSON(t, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: state.LicenceSubscription})); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ops.Do(ctx, OpDatasetRemove, mustJSON(t, DatasetRemove{ID: "pop"})); err != nil {
+		if _, err := ops.run(ctx, OpDatasetRemove, mustJSON(t, DatasetRemove{ID: "pop"})); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := data.Dataset("pop"); !errors.Is(err, bolt.ErrNotFound) {
+		if _, err := data.Dataset("pop"); !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("data file still has pop: %v", err)
 		}
 		if ls, _ := st.Licences("buyer"); len(ls) != 1 {
@@ -277,18 +278,18 @@ func TestOps_StateWithoutDataFile(t *testing.T) {
 		{"usage", OpUsage, UsageReq{OrgID: "buyer"}, nil},
 		{"key mint", OpKeyMint, KeyMint{OrgID: "buyer", Preset: "locality"}, nil},
 		{"audit", OpAuditList, AuditList{}, nil},
-		{"licence grant needs datasets", OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: bolt.LicencePerQuery}, bolt.ErrInvalid},
-		{"dataset list needs the file", OpDatasetList, nil, bolt.ErrInvalid},
-		{"grid info needs the file", OpGridInfo, nil, bolt.ErrInvalid},
-		{"user list needs the file", OpUserList, UserList{}, bolt.ErrInvalid},
+		{"licence grant needs datasets", OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: state.LicencePerQuery}, state.ErrInvalid},
+		{"dataset list needs the file", OpDatasetList, nil, state.ErrInvalid},
+		{"grid info needs the file", OpGridInfo, nil, state.ErrInvalid},
+		{"user list needs the file", OpUserList, UserList{}, state.ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ops.Do(ctx, tt.op, mustJSON(t, tt.args))
+			_, err := ops.run(ctx, tt.op, mustJSON(t, tt.args))
 			if (tt.wantErr == nil) != (err == nil) || (err != nil && !errors.Is(err, tt.wantErr)) {
 				t.Fatalf("error %v, want %v", err, tt.wantErr)
 			}
-			if err != nil && StateOnly(tt.op) {
+			if err != nil && stateOnly(tt.op) {
 				t.Errorf("StateOnly(%s) is true but it failed without a data file", tt.op)
 			}
 		})
@@ -302,10 +303,10 @@ func TestOps_StateWithoutDataFile(t *testing.T) {
 func TestOps_MirrorsSharedOrg(t *testing.T) {
 	ops, data, st := twoFiles(t)
 	ctx := context.Background()
-	if _, err := data.Org("buyer"); !errors.Is(err, bolt.ErrNotFound) {
+	if _, err := data.Org("buyer"); !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("the data file should lack buyer: %v", err)
 	}
-	if _, err := ops.Do(ctx, OpUserAdd, mustJSON(t, UserAdd{Name: "bola", OrgID: "buyer", Role: bolt.RoleOwner})); err != nil {
+	if _, err := ops.run(ctx, OpUserAdd, mustJSON(t, UserAdd{Name: "bola", OrgID: "buyer", Role: state.RoleOwner})); err != nil {
 		t.Fatalf("user add to an organisation of the shared state: %v", err)
 	}
 	mirror, err := data.Org("buyer")
@@ -315,15 +316,15 @@ func TestOps_MirrorsSharedOrg(t *testing.T) {
 	if o, _ := st.Org("buyer"); o.Credits != 10 {
 		t.Fatalf("the state's balance changed: %+v", o)
 	}
-	if _, err := ops.Do(ctx, OpUserRole, mustJSON(t, UserRole{Name: "bola", OrgID: "buyer", Role: bolt.RoleAdmin})); err == nil {
+	if _, err := ops.run(ctx, OpUserRole, mustJSON(t, UserRole{Name: "bola", OrgID: "buyer", Role: state.RoleAdmin})); err == nil {
 		t.Fatal("demoting the only owner should be refused")
 	}
 	p := writeFile(t, t.TempDir(), "b.csv", fmt.Sprintf("frame_id,pop\n%d,3\n", cell(row0, col0)))
-	m := ingest.Manifest{ID: "bpop", Owner: "buyer", Attributes: []bolt.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: p}}}
-	if _, err := ops.ImportDataset(ctx, m); err != nil {
+	m := ingest.Manifest{ID: "bpop", Owner: "buyer", Attributes: []state.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: p}}}
+	if _, err := ops.ImportDataset(ctx, DatasetImport{Manifest: m}); err != nil {
 		t.Fatalf("import for an organisation of the shared state: %v", err)
 	}
-	if _, err := ops.Do(ctx, OpUserAdd, mustJSON(t, UserAdd{Name: "nobody", OrgID: "nowhere", Role: bolt.RoleOwner})); !errors.Is(err, bolt.ErrNotFound) {
+	if _, err := ops.run(ctx, OpUserAdd, mustJSON(t, UserAdd{Name: "nobody", OrgID: "nowhere", Role: state.RoleOwner})); !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("user add to an organisation nobody holds: %v (want not found)", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // TestDatasetSync runs dataset.sync through the admin socket, as `frameindex
@@ -20,12 +21,12 @@ func TestDatasetSync(t *testing.T) {
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	other, _ := openStore(t)
 	for _, s := range []*bolt.Store{other} {
-		if _, err := s.AddOrg(bolt.Org{ID: "acme", Plan: "pro"}); err != nil {
+		if _, err := s.AddOrg(state.Org{ID: "acme", Plan: "pro"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	rec := bolt.FrameRecord{Frame: 7, Features: [][]byte{[]byte(`{"type":"Feature","geometry":null,"properties":{}}`)}}
-	if _, err := other.ImportDataset(bolt.Dataset{ID: "roads", Owner: "acme"}, []bolt.FrameRecord{rec}, now); err != nil {
+	if _, err := other.ImportDataset(state.Dataset{ID: "roads", Owner: "acme"}, []bolt.FrameRecord{rec}, now); err != nil {
 		t.Fatal(err)
 	}
 	snap := filepath.Join(t.TempDir(), "snapshot.db")
@@ -39,7 +40,7 @@ func TestDatasetSync(t *testing.T) {
 	f.Close()
 
 	s, path := openStore(t)
-	if _, err := s.AddOrg(bolt.Org{ID: "acme", Plan: "pro"}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme", Plan: "pro"}); err != nil {
 		t.Fatal(err)
 	}
 	changes := make(chan Change, 8)
@@ -60,9 +61,9 @@ func TestDatasetSync(t *testing.T) {
 		copied  int
 		changed bool
 	}{
-		{"no snapshot", DatasetSync{}, bolt.ErrInvalid, 0, false},
-		{"relative path", DatasetSync{Snapshot: "snapshot.db"}, bolt.ErrInvalid, 0, false},
-		{"missing snapshot", DatasetSync{Snapshot: snap + ".gone"}, bolt.ErrNotFound, 0, false},
+		{"no snapshot", DatasetSync{}, state.ErrInvalid, 0, false},
+		{"relative path", DatasetSync{Snapshot: "snapshot.db"}, state.ErrInvalid, 0, false},
+		{"missing snapshot", DatasetSync{Snapshot: snap + ".gone"}, state.ErrNotFound, 0, false},
 		{"dry run", DatasetSync{Snapshot: snap, DryRun: true}, nil, 1, false},
 		{"sync", DatasetSync{Snapshot: snap}, nil, 1, true},
 		{"again", DatasetSync{Snapshot: snap}, nil, 0, false},
@@ -70,7 +71,7 @@ func TestDatasetSync(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var rep bolt.SyncReport
-			err := Call(ctx, path, OpDatasetSync, tc.args, &rep)
+			err := call(ctx, path, OpDatasetSync, tc.args, &rep)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("error %v, want %v", err, tc.want)
 			}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // TestOps_Users runs the operations on people as the CLI and the web
@@ -24,9 +24,9 @@ func TestOps_Users(t *testing.T) {
 
 	do := func(ctx context.Context, op string, args any) (any, error) {
 		t.Helper()
-		return ops.Do(ctx, op, mustJSON(t, args))
+		return ops.run(ctx, op, mustJSON(t, args))
 	}
-	res, err := do(ctx, OpUserAdd, UserAdd{Name: "olu", Email: "olu@acme.ng", OrgID: "acme", Role: bolt.RoleOwner})
+	res, err := do(ctx, OpUserAdd, UserAdd{Name: "olu", Email: "olu@acme.ng", OrgID: "acme", Role: state.RoleOwner})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,17 +39,17 @@ func TestOps_Users(t *testing.T) {
 	if _, err := do(web, OpUserPassword, UserPassword{Name: "olu", Current: issued.Password, New: "a quiet evening in Jos"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := do(web, OpUserPassword, UserPassword{Name: "olu", Current: "wrong password!", New: "another long password"}); !errors.Is(err, bolt.ErrBadSignIn) {
+	if _, err := do(web, OpUserPassword, UserPassword{Name: "olu", Current: "wrong password!", New: "another long password"}); !errors.Is(err, state.ErrBadSignIn) {
 		t.Fatalf("wrong current password: %v", err)
 	}
-	res, err = do(web, OpUserAdd, UserAdd{Name: "ada", OrgID: "acme", Role: bolt.RoleMember})
+	res, err = do(web, OpUserAdd, UserAdd{Name: "ada", OrgID: "acme", Role: state.RoleMember})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := do(web, OpUserRole, UserRole{Name: "ada", OrgID: "acme", Role: bolt.RoleAdmin}); err != nil {
+	if _, err := do(web, OpUserRole, UserRole{Name: "ada", OrgID: "acme", Role: state.RoleAdmin}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := do(web, OpUserRole, UserRole{Name: "olu", OrgID: "acme", Role: bolt.RoleMember}); !errors.Is(err, bolt.ErrInvalid) {
+	if _, err := do(web, OpUserRole, UserRole{Name: "olu", OrgID: "acme", Role: state.RoleMember}); !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("demoting the last owner: %v", err)
 	}
 	res, err = do(ctx, OpUserReset, UserReset{Name: "ada"})
@@ -57,17 +57,17 @@ func TestOps_Users(t *testing.T) {
 		t.Fatalf("user.reset = %+v, %v", res, err)
 	}
 	res, err = do(ctx, OpUserList, UserList{OrgID: "acme"})
-	if views := res.([]UserView); err != nil || len(views) != 2 || views[0].Name != "ada" || views[0].Orgs[0].Role != bolt.RoleAdmin {
+	if views := res.([]UserView); err != nil || len(views) != 2 || views[0].Name != "ada" || views[0].Orgs[0].Role != state.RoleAdmin {
 		t.Fatalf("user.list = %+v, %v", res, err)
 	}
-	if _, err := do(ctx, OpUserAdd, UserAdd{Name: "olu", OrgID: "rival", Role: bolt.RoleOwner}); err != nil {
+	if _, err := do(ctx, OpUserAdd, UserAdd{Name: "olu", OrgID: "rival", Role: state.RoleOwner}); err != nil {
 		t.Fatal(err)
 	}
 	res, err = do(ctx, OpUserRemove, UserRemove{Name: "ada", OrgID: "acme"})
 	if err != nil || !res.(UserRemoved).Deleted {
 		t.Fatalf("user.remove = %+v, %v", res, err)
 	}
-	if _, err := do(ctx, OpUserRemove, UserRemove{Name: "olu"}); !errors.Is(err, bolt.ErrInvalid) {
+	if _, err := do(ctx, OpUserRemove, UserRemove{Name: "olu"}); !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("deleting the only owner of two organisations: %v", err)
 	}
 
@@ -75,19 +75,19 @@ func TestOps_Users(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := res.([]bolt.AuditEntry)
+	log := res.([]state.AuditEntry)
 	type row struct{ actor, org, action, target, outcome, addr string }
 	want := []row{
-		{Operator, "", OpUserRemove, "olu", bolt.AuditRefused, "command line"},
-		{Operator, "acme", OpUserRemove, "ada", bolt.AuditOK, "command line"},
-		{Operator, "rival", OpUserAdd, "olu", bolt.AuditOK, "command line"},
-		{Operator, "", OpUserReset, "ada", bolt.AuditOK, "command line"},
-		{"olu", "acme", OpUserRole, "olu", bolt.AuditRefused, "192.0.2.9"},
-		{"olu", "acme", OpUserRole, "ada", bolt.AuditOK, "192.0.2.9"},
-		{"olu", "acme", OpUserAdd, "ada", bolt.AuditOK, "192.0.2.9"},
-		{"olu", "acme", OpUserPassword, "olu", bolt.AuditRefused, "192.0.2.9"},
-		{"olu", "acme", OpUserPassword, "olu", bolt.AuditOK, "192.0.2.9"},
-		{Operator, "acme", OpUserAdd, "olu", bolt.AuditOK, "command line"},
+		{Operator, "", OpUserRemove, "olu", state.AuditRefused, "command line"},
+		{Operator, "acme", OpUserRemove, "ada", state.AuditOK, "command line"},
+		{Operator, "rival", OpUserAdd, "olu", state.AuditOK, "command line"},
+		{Operator, "", OpUserReset, "ada", state.AuditOK, "command line"},
+		{"olu", "acme", OpUserRole, "olu", state.AuditRefused, "192.0.2.9"},
+		{"olu", "acme", OpUserRole, "ada", state.AuditOK, "192.0.2.9"},
+		{"olu", "acme", OpUserAdd, "ada", state.AuditOK, "192.0.2.9"},
+		{"olu", "acme", OpUserPassword, "olu", state.AuditRefused, "192.0.2.9"},
+		{"olu", "acme", OpUserPassword, "olu", state.AuditOK, "192.0.2.9"},
+		{Operator, "acme", OpUserAdd, "olu", state.AuditOK, "command line"},
 	}
 	if len(log) != len(want) {
 		t.Fatalf("audit log has %d entries, want %d: %+v", len(log), len(want), log)
@@ -110,10 +110,10 @@ func TestOps_Users(t *testing.T) {
 		t.Errorf("reason %q, details %q, %q", log[4].Reason, log[3].Detail, log[6].Detail)
 	}
 	res, _ = do(ctx, OpAuditList, AuditList{OrgID: "rival", Limit: 5})
-	if got := res.([]bolt.AuditEntry); len(got) != 1 || got[0].Action != OpUserAdd {
+	if got := res.([]state.AuditEntry); len(got) != 1 || got[0].Action != OpUserAdd {
 		t.Errorf("audit.list for rival = %+v", got)
 	}
-	if _, err := do(ctx, OpAuditList, AuditList{Limit: -1}); !errors.Is(err, bolt.ErrInvalid) {
+	if _, err := do(ctx, OpAuditList, AuditList{Limit: -1}); !errors.Is(err, state.ErrInvalid) {
 		t.Errorf("negative limit: %v", err)
 	}
 }
@@ -138,7 +138,7 @@ func TestOps_AuditsKeysAndOrgs(t *testing.T) {
 	}
 	var secret, keyID string
 	for _, st := range steps {
-		res, err := ops.Do(ctx, st.op, mustJSON(t, st.args))
+		res, err := ops.run(ctx, st.op, mustJSON(t, st.args))
 		if err != nil {
 			t.Fatalf("%s: %v", st.op, err)
 		}
@@ -146,7 +146,7 @@ func TestOps_AuditsKeysAndOrgs(t *testing.T) {
 			secret, keyID = m.Secret, m.Key.ID
 		}
 	}
-	if _, err := ops.Do(ctx, OpKeyRevoke, mustJSON(t, KeyRevoke{ID: keyID})); err != nil {
+	if _, err := ops.run(ctx, OpKeyRevoke, mustJSON(t, KeyRevoke{ID: keyID})); err != nil {
 		t.Fatal(err)
 	}
 	log, err := s.AuditLog("", 0)
@@ -184,18 +184,18 @@ func TestSocket_AuditsTheOperator(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, l, ops, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
 	t.Cleanup(func() { cancel(); <-done })
-	if err := Call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, nil); err != nil {
+	if err := call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var issued UserIssued
-	if err := Call(ctx, path, OpUserAdd, UserAdd{Name: "olu", OrgID: "acme", Role: bolt.RoleOwner}, &issued); err != nil {
+	if err := call(ctx, path, OpUserAdd, UserAdd{Name: "olu", OrgID: "acme", Role: state.RoleOwner}, &issued); err != nil {
 		t.Fatal(err)
 	}
 	if issued.Password == "" {
 		t.Fatal("no one-time password through the socket")
 	}
-	var log []bolt.AuditEntry
-	if err := Call(ctx, path, OpAuditList, AuditList{OrgID: "acme"}, &log); err != nil {
+	var log []state.AuditEntry
+	if err := call(ctx, path, OpAuditList, AuditList{OrgID: "acme"}, &log); err != nil {
 		t.Fatal(err)
 	}
 	if len(log) != 2 || log[0].Actor != Operator || log[0].Addr != "admin socket" || log[0].Action != OpUserAdd {

@@ -4,33 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
+
+	"frameindex/state"
 
 	bbolt "go.etcd.io/bbolt"
 )
-
-// Kinds of the ledger entries of worded answers paid in credits: an answer
-// (Credits minus its cost) and the refund of one whose wording was
-// discarded or never delivered (Credits plus the cost). Both name the key
-// and the request.
-const (
-	LedgerAnswer = "answer"
-	LedgerRefund = "refund"
-)
-
-// Sources a worded answer is paid from (Reservation.Source).
-const (
-	SourceAllowance = "allowance" // the plan's monthly allowance
-	SourceCredits   = "credits"   // the organisation's credits
-)
-
-// ErrNoAllowance is returned by ReserveAnswer when the organisation may not
-// have another worded answer: today's daily ceiling is reached, or this
-// month's allowance and its credits are spent. The answer is then given
-// without wording.
-var ErrNoAllowance = errors.New("no worded answers left")
 
 // Buckets of worded-answer reservations; see the package comment.
 var (
@@ -38,86 +17,45 @@ var (
 	bucketRefunded = []byte("refunded")
 )
 
-// ledger notes of worded answers
-const (
-	noteAnswer = "worded answer"
-	noteRefund = "worded answer refunded"
-)
-
-// Reservation is one worded answer reserved by ReserveAnswer: counted in
-// the organisation's usage and, when paid in credits, debited, but not yet
-// committed (delivered) or refunded. Pass it back unchanged to
-// CommitAnswer or RefundAnswer.
-type Reservation struct {
-	ID        uint64    `json:"id"` // 1, 2, 3... across the file, never reused
-	OrgID     string    `json:"org"`
-	KeyID     string    `json:"keyId,omitempty"`
-	RequestID string    `json:"requestId,omitempty"`
-	Source    string    `json:"source"`            // SourceAllowance or SourceCredits
-	Credits   int64     `json:"credits,omitempty"` // credits debited: 0 from the allowance
-	Month     string    `json:"month"`             // UTC month it counts in, "2026-11"
-	Day       string    `json:"day"`               // UTC day it counts in, "2026-11-22"
-	Time      time.Time `json:"time"`              // when it was reserved, UTC
-}
-
 // reservationKey is the key of reservation id in the pending and refunded
 // buckets.
 func reservationKey(id uint64) []byte { return binary.BigEndian.AppendUint64(nil, id) }
 
 // decodeReservation decodes a pending record, checking what ReserveAnswer
 // guarantees.
-func decodeReservation(key, v []byte) (Reservation, error) {
+func decodeReservation(key, v []byte) (state.Reservation, error) {
 	if len(key) != 8 {
-		return Reservation{}, fmt.Errorf("key of %d bytes, want 8", len(key))
+		return state.Reservation{}, fmt.Errorf("key of %d bytes, want 8", len(key))
 	}
 	if v == nil {
-		return Reservation{}, errors.New("a bucket, not a record")
+		return state.Reservation{}, errors.New("a bucket, not a record")
 	}
-	var r Reservation
+	var r state.Reservation
 	if err := decodeStrict(v, &r); err != nil {
-		return Reservation{}, err
+		return state.Reservation{}, err
 	}
-	day, dayErr := time.Parse(dayLayout, r.Day)
+	day, dayErr := time.Parse(state.DayLayout, r.Day)
 	switch {
 	case r.ID != binary.BigEndian.Uint64(key):
-		return Reservation{}, fmt.Errorf("record holds id %d", r.ID)
-	case !idPattern.MatchString(r.OrgID):
-		return Reservation{}, fmt.Errorf("invalid organisation id %q", r.OrgID)
-	case r.Source == SourceAllowance && r.Credits != 0,
-		r.Source == SourceCredits && r.Credits <= 0,
-		r.Source != SourceAllowance && r.Source != SourceCredits:
-		return Reservation{}, fmt.Errorf("source %q with %d credits", r.Source, r.Credits)
-	case dayErr != nil || monthOf(day) != r.Month:
-		return Reservation{}, fmt.Errorf("month %q and day %q", r.Month, r.Day)
+		return state.Reservation{}, fmt.Errorf("record holds id %d", r.ID)
+	case !state.ValidID(r.OrgID):
+		return state.Reservation{}, fmt.Errorf("invalid organisation id %q", r.OrgID)
+	case r.Source == state.SourceAllowance && r.Credits != 0,
+		r.Source == state.SourceCredits && r.Credits <= 0,
+		r.Source != state.SourceAllowance && r.Source != state.SourceCredits:
+		return state.Reservation{}, fmt.Errorf("source %q with %d credits", r.Source, r.Credits)
+	case dayErr != nil || state.MonthOf(day) != r.Month:
+		return state.Reservation{}, fmt.Errorf("month %q and day %q", r.Month, r.Day)
 	case r.Time.IsZero():
-		return Reservation{}, errors.New("no time")
+		return state.Reservation{}, errors.New("no time")
 	}
 	return r, nil
 }
 
 // readCounter reads a usage counter of an organisation inside tx; one that
 // does not exist is zero.
-func (s *Store) readCounter(tx *bbolt.Tx, orgID string, name []byte) (counter, error) {
+func (s *Store) readCounter(tx *bbolt.Tx, orgID, name string) (counter, error) {
 	return s.counterIn(usageBucket(tx, orgID), orgID, name)
-}
-
-// groupDigits formats n with a comma between groups of three digits:
-// 20,000.
-func groupDigits(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // ReserveAnswer reserves one worded answer for a request of key keyID, in
@@ -148,49 +86,36 @@ func groupDigits(n int64) string {
 // Errors: ErrNoAllowance, saying which limit was reached; ErrInvalid for
 // an over-long key or request id; ErrNotFound for an unknown organisation;
 // ErrCorrupt. Nothing is written on error.
-func (s *Store) ReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (Reservation, error) {
-	if err := checkRef("key id", keyID); err != nil {
-		return Reservation{}, err
-	}
-	if err := checkRef("request id", requestID); err != nil {
-		return Reservation{}, err
-	}
-	if creditCost <= 0 {
-		creditCost = 1
+func (s *Store) ReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (state.Reservation, error) {
+	cost, err := state.CheckReserve(keyID, requestID, creditCost)
+	if err != nil {
+		return state.Reservation{}, err
 	}
 	if now.IsZero() {
 		now = s.clock()
 	}
 	now = now.Round(0).UTC()
-	var r Reservation
-	err := s.update(func(tx *bbolt.Tx) error {
-		r = Reservation{OrgID: orgID, KeyID: keyID, RequestID: requestID, Month: monthOf(now), Day: dayOf(now), Time: now}
+	var r state.Reservation
+	err = s.update(func(tx *bbolt.Tx) error {
 		o, err := s.getOrg(tx, orgID)
 		if err != nil {
 			return err
 		}
-		day, err := s.readCounter(tx, o.ID, answersCounter(r.Day))
+		day, err := s.readCounter(tx, o.ID, state.AnswersCounter(state.DayOf(now)))
 		if err != nil {
 			return err
 		}
-		if day.Count >= DailyCeiling {
-			return errorf(ErrNoAllowance, nil, "organisation %s has reached the daily ceiling of %s worded answers (UTC day %s)", o.ID, groupDigits(DailyCeiling), r.Day)
+		var month counter
+		if day.Count < state.DailyCeiling {
+			if month, err = s.readCounter(tx, o.ID, state.AnswersCounter(state.MonthOf(now))); err != nil {
+				return err
+			}
 		}
-		month, err := s.readCounter(tx, o.ID, answersCounter(r.Month))
+		a, err := state.DecideAnswer(o, keyID, requestID, cost, now, day.Count, month.Count)
 		if err != nil {
 			return err
 		}
-		allowance := int64(PlanAllowance[o.Plan])
-		switch {
-		case month.Count < allowance:
-			r.Source = SourceAllowance
-		case o.Credits >= creditCost:
-			r.Source, r.Credits = SourceCredits, creditCost
-		default:
-			return errorf(ErrNoAllowance, nil, "organisation %s: the monthly allowance of %s worded answers and credits are spent (UTC month %s; %s left, a worded answer costs %s)",
-				o.ID, groupDigits(allowance), r.Month, creditsText(uint64(o.Credits)), creditsText(uint64(creditCost)))
-		}
-
+		r = a.Reservation
 		pending, err := tx.CreateBucketIfNotExists(bucketPending)
 		if err != nil {
 			return err
@@ -198,28 +123,21 @@ func (s *Store) ReserveAnswer(orgID, keyID, requestID string, creditCost int64, 
 		if r.ID, err = pending.NextSequence(); err != nil {
 			return err
 		}
-		if r.Source == SourceCredits {
-			o.Credits -= r.Credits
-			e := LedgerEntry{
-				Time: now, Kind: LedgerAnswer, Credits: -r.Credits, Balance: o.Credits,
-				Note: noteAnswer, KeyID: keyID, RequestID: requestID,
-			}
-			if _, err := appendLedger(tx, o.ID, e); err != nil {
+		if a.Entry != nil {
+			if _, err := appendLedger(tx, o.ID, *a.Entry); err != nil {
 				return err
 			}
-			if err := putOrg(tx, o); err != nil {
+			if err := putOrg(tx, a.Org); err != nil {
 				return err
 			}
 		}
-		for _, period := range []string{r.Month, r.Day} {
-			if _, err := s.addCounter(tx, o.ID, answersCounter(period), 1, r.Credits); err != nil {
-				return err
-			}
+		if err := s.settle(tx, o, nil, a.Counters); err != nil {
+			return err
 		}
 		return putJSON(pending, reservationKey(r.ID), r)
 	})
 	if err != nil {
-		return Reservation{}, err
+		return state.Reservation{}, err
 	}
 	return r, nil
 }
@@ -228,9 +146,9 @@ func (s *Store) ReserveAnswer(orgID, keyID, requestID string, creditCost int64, 
 // pending == true when r is pending; pending == false and no error when it
 // was committed; ErrNotFound when it was refunded or never made (or made
 // for another organisation); ErrInvalid without an id.
-func (s *Store) pendingReservation(tx *bbolt.Tx, r Reservation) (stored Reservation, pending bool, err error) {
+func (s *Store) pendingReservation(tx *bbolt.Tx, r state.Reservation) (stored state.Reservation, pending bool, err error) {
 	if r.ID == 0 {
-		return Reservation{}, false, errorf(ErrInvalid, nil, "invalid reservation: no id")
+		return state.Reservation{}, false, state.Errorf(state.ErrInvalid, "invalid reservation: no id")
 	}
 	key := reservationKey(r.ID)
 	b := tx.Bucket(bucketPending)
@@ -238,22 +156,22 @@ func (s *Store) pendingReservation(tx *bbolt.Tx, r Reservation) (stored Reservat
 		if v := b.Get(key); v != nil {
 			stored, err := decodeReservation(key, v)
 			if err != nil {
-				return Reservation{}, false, errorf(ErrCorrupt, err, "data file %q is corrupt: pending worded answer %d: %v", s.path, r.ID, err)
+				return state.Reservation{}, false, state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: pending worded answer %d: %v", s.path, r.ID, err)
 			}
 			if stored.OrgID != r.OrgID {
-				return Reservation{}, false, errorf(ErrNotFound, nil, "worded answer reservation %d of organisation %q not found", r.ID, r.OrgID)
+				return state.Reservation{}, false, state.Errorf(state.ErrNotFound, "worded answer reservation %d of organisation %q not found", r.ID, r.OrgID)
 			}
 			return stored, true, nil
 		}
 	}
 	if rb := tx.Bucket(bucketRefunded); rb != nil && rb.Get(key) != nil {
-		return Reservation{}, false, errorf(ErrNotFound, nil, "worded answer reservation %d was refunded", r.ID)
+		return state.Reservation{}, false, state.Errorf(state.ErrNotFound, "worded answer reservation %d was refunded", r.ID)
 	}
 	if b == nil || r.ID > b.Sequence() {
-		return Reservation{}, false, errorf(ErrNotFound, nil, "worded answer reservation %d not found", r.ID)
+		return state.Reservation{}, false, state.Errorf(state.ErrNotFound, "worded answer reservation %d not found", r.ID)
 	}
 	// Made, and neither pending nor refunded: committed.
-	return Reservation{}, false, nil
+	return state.Reservation{}, false, nil
 }
 
 // CommitAnswer settles a reservation whose wording was delivered: the
@@ -261,7 +179,7 @@ func (s *Store) pendingReservation(tx *bbolt.Tx, r Reservation) (stored Reservat
 // ErrNotFound for a reservation that was refunded, or never made (by this
 // file, or for another organisation); ErrInvalid for one without an id;
 // ErrCorrupt.
-func (s *Store) CommitAnswer(r Reservation) error {
+func (s *Store) CommitAnswer(r state.Reservation) error {
 	return s.update(func(tx *bbolt.Tx) error {
 		_, pending, err := s.pendingReservation(tx, r)
 		if err != nil || !pending {
@@ -282,7 +200,7 @@ func (s *Store) CommitAnswer(r Reservation) error {
 // A reservation is refunded at most once: Errors: ErrNotFound for one
 // already refunded or committed, or never made; ErrInvalid for one without
 // an id; ErrCorrupt.
-func (s *Store) RefundAnswer(r Reservation, now time.Time) error {
+func (s *Store) RefundAnswer(r state.Reservation, now time.Time) error {
 	if now.IsZero() {
 		now = s.clock()
 	}
@@ -293,41 +211,36 @@ func (s *Store) RefundAnswer(r Reservation, now time.Time) error {
 		case err != nil:
 			return err
 		case !pending:
-			return errorf(ErrNotFound, nil, "worded answer reservation %d was committed; it cannot be refunded", r.ID)
+			return state.Errorf(state.ErrNotFound, "worded answer reservation %d was committed; it cannot be refunded", r.ID)
 		}
 		return s.refund(tx, stored, now)
 	})
 }
 
 // refund reverses the pending reservation r, as stored, inside tx.
-func (s *Store) refund(tx *bbolt.Tx, r Reservation, now time.Time) error {
+func (s *Store) refund(tx *bbolt.Tx, r state.Reservation, now time.Time) error {
 	o, err := s.getOrg(tx, r.OrgID)
 	if err != nil {
 		return err
 	}
-	for _, period := range []string{r.Month, r.Day} {
-		if _, err := s.addCounter(tx, o.ID, answersCounter(period), -1, -r.Credits); err != nil {
-			if errors.Is(err, ErrInvalid) {
+	f, decided := state.DecideRefund(o, r, now)
+	for _, c := range f.Counters {
+		if _, err := s.addCounter(tx, o.ID, c.Name, c.Count, c.Credits); err != nil {
+			if errors.Is(err, state.ErrInvalid) {
 				// The counter holds less than the reservation added.
-				err = errorf(ErrCorrupt, err, "data file %q is corrupt: refunding worded answer %d: %v", s.path, r.ID, err)
+				err = state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: refunding worded answer %d: %v", s.path, r.ID, err)
 			}
 			return err
 		}
 	}
-	if r.Source == SourceCredits {
-		balance, ok := addInt64(o.Credits, r.Credits)
-		if !ok {
-			return errorf(ErrInvalid, nil, "organisation %s has %s; refunding %d would pass the largest balance", o.ID, creditsText(uint64(o.Credits)), r.Credits)
-		}
-		o.Credits = balance
-		e := LedgerEntry{
-			Time: now, Kind: LedgerRefund, Credits: r.Credits, Balance: o.Credits,
-			Note: noteRefund, KeyID: r.KeyID, RequestID: r.RequestID,
-		}
-		if _, err := appendLedger(tx, o.ID, e); err != nil {
+	if decided != nil {
+		return decided
+	}
+	if f.Entry != nil {
+		if _, err := appendLedger(tx, o.ID, *f.Entry); err != nil {
 			return err
 		}
-		if err := putOrg(tx, o); err != nil {
+		if err := putOrg(tx, f.Org); err != nil {
 			return err
 		}
 	}
@@ -361,11 +274,11 @@ func (s *Store) RecoverPending(now time.Time) (int, error) {
 			return nil
 		}
 		// Read them all first: deleting under a cursor skips records.
-		var all []Reservation
+		var all []state.Reservation
 		err := b.ForEach(func(k, v []byte) error {
 			r, err := decodeReservation(k, v)
 			if err != nil {
-				return errorf(ErrCorrupt, err, "data file %q is corrupt: pending worded answer %x: %v", s.path, k, err)
+				return state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: pending worded answer %x: %v", s.path, k, err)
 			}
 			all = append(all, r)
 			return nil

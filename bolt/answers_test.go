@@ -9,12 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
 // mustReserve reserves a worded answer for organisation org and fails the
 // test on error.
-func mustReserve(tb testing.TB, s *Store, org string, cost int64, now time.Time) Reservation {
+func mustReserve(tb testing.TB, s *Store, org string, cost int64, now time.Time) state.Reservation {
 	tb.Helper()
 	r, err := s.ReserveAnswer(org, "key_abc", "req-1", cost, now)
 	if err != nil {
@@ -29,10 +31,10 @@ func answerCounters(tb testing.TB, s *Store, org, month, day string) (m, d count
 	tb.Helper()
 	err := s.view(func(tx *bbolt.Tx) error {
 		var err error
-		if m, err = s.readCounter(tx, org, answersCounter(month)); err != nil {
+		if m, err = s.readCounter(tx, org, state.AnswersCounter(month)); err != nil {
 			return err
 		}
-		d, err = s.readCounter(tx, org, answersCounter(day))
+		d, err = s.readCounter(tx, org, state.AnswersCounter(day))
 		return err
 	})
 	if err != nil {
@@ -43,7 +45,7 @@ func answerCounters(tb testing.TB, s *Store, org, month, day string) (m, d count
 
 // assertLedgerSum checks that the organisation's balance is the sum of its
 // ledger, each entry's balance the running sum, and returns the ledger.
-func assertLedgerSum(tb testing.TB, s *Store, org string) (Org, []LedgerEntry) {
+func assertLedgerSum(tb testing.TB, s *Store, org string) (state.Org, []state.LedgerEntry) {
 	tb.Helper()
 	o, entries := mustOrgLedger(tb, s, org)
 	var sum int64
@@ -65,9 +67,9 @@ func TestStore_ReserveAnswerOrder(t *testing.T) {
 	mustAddOrg(t, s, "acme", "trial", 4)
 
 	// The trial allowance, one reservation at a time.
-	for i := range PlanAllowance["trial"] {
+	for i := range state.PlanAllowance["trial"] {
 		r := mustReserve(t, s, "acme", 0, testNow)
-		want := Reservation{ID: uint64(i + 1), OrgID: "acme", KeyID: "key_abc", RequestID: "req-1", Source: SourceAllowance,
+		want := state.Reservation{ID: uint64(i + 1), OrgID: "acme", KeyID: "key_abc", RequestID: "req-1", Source: state.SourceAllowance,
 			Month: "2025-03", Day: "2025-03-14", Time: testNow.Round(0)}
 		if !reflect.DeepEqual(r, want) {
 			t.Fatalf("reservation %d = %+v, want %+v", i, r, want)
@@ -84,14 +86,14 @@ func TestStore_ReserveAnswerOrder(t *testing.T) {
 		if err != nil {
 			t.Fatalf("cost %d: %v", tt.cost, err)
 		}
-		if r.Source != SourceCredits || r.Credits != tt.want {
+		if r.Source != state.SourceCredits || r.Credits != tt.want {
 			t.Fatalf("cost %d: reservation %+v, want %d credits", tt.cost, r, tt.want)
 		}
 	}
 	// 0 credits left; a cost of 2 is refused while 0 are left, and so is 1.
 	for _, cost := range []int64{1, 2} {
 		_, err := s.ReserveAnswer("acme", "key_abc", "req-x", cost, testNow)
-		if !errors.Is(err, ErrNoAllowance) {
+		if !errors.Is(err, state.ErrNoAllowance) {
 			t.Fatalf("cost %d with the allowance and credits spent: %v, want ErrNoAllowance", cost, err)
 		}
 		assertErrText(t, err, "acme", "monthly allowance of 100 worded answers and credits are spent", "0 credits left")
@@ -102,7 +104,7 @@ func TestStore_ReserveAnswerOrder(t *testing.T) {
 		t.Fatalf("balance %d, %d ledger entries; want 0, the grant and 3 answers", o.Credits, len(entries))
 	}
 	for i, e := range entries[1:] {
-		want := LedgerEntry{Seq: uint64(i + 2), Time: testNow.Round(0), Kind: LedgerAnswer, Credits: -[]int64{1, 1, 2}[i],
+		want := state.LedgerEntry{Seq: uint64(i + 2), Time: testNow.Round(0), Kind: state.LedgerAnswer, Credits: -[]int64{1, 1, 2}[i],
 			Balance: []int64{3, 2, 0}[i], Note: "worded answer", KeyID: "key_xyz", RequestID: []string{"req-cost0", "req-cost-5", "req-cost2"}[i]}
 		if !reflect.DeepEqual(e, want) {
 			t.Errorf("entry %+v, want %+v", e, want)
@@ -123,7 +125,7 @@ func TestStore_ReserveAnswerOrder(t *testing.T) {
 	if _, err := s.SetPlan("acme", "pro"); err != nil {
 		t.Fatal(err)
 	}
-	if r := mustReserve(t, s, "acme", 1, testNow); r.Source != SourceAllowance {
+	if r := mustReserve(t, s, "acme", 1, testNow); r.Source != state.SourceAllowance {
 		t.Errorf("after moving to pro: %+v, want the allowance", r)
 	}
 }
@@ -133,33 +135,33 @@ func TestStore_ReserveAnswerDailyCeiling(t *testing.T) {
 		s := MustOpenStore(t)
 		s.db.NoSync = true
 		mustAddOrg(t, s, "acme", "scale", 5)
-		for i := range DailyCeiling {
+		for i := range state.DailyCeiling {
 			mustReserve(t, s, "acme", 1, testNow.Add(time.Duration(i)*time.Second))
 		}
 		_, err := s.ReserveAnswer("acme", "key_abc", "req", 1, testNow.Add(time.Hour))
-		if !errors.Is(err, ErrNoAllowance) {
-			t.Fatalf("answer %d of the day: %v, want ErrNoAllowance", DailyCeiling+1, err)
+		if !errors.Is(err, state.ErrNoAllowance) {
+			t.Fatalf("answer %d of the day: %v, want ErrNoAllowance", state.DailyCeiling+1, err)
 		}
 		assertErrText(t, err, "acme", "daily ceiling of 1,000 worded answers", "2025-03-14")
 		// The credits were not touched, and the next UTC day is open.
 		if o, _ := assertLedgerSum(t, s, "acme"); o.Credits != 5 {
 			t.Errorf("balance %d, want 5", o.Credits)
 		}
-		if r := mustReserve(t, s, "acme", 1, time.Date(2025, 3, 15, 0, 0, 0, 0, time.UTC)); r.Source != SourceAllowance || r.Day != "2025-03-15" {
+		if r := mustReserve(t, s, "acme", 1, time.Date(2025, 3, 15, 0, 0, 0, 0, time.UTC)); r.Source != state.SourceAllowance || r.Day != "2025-03-15" {
 			t.Errorf("next day: %+v", r)
 		}
 	})
 	t.Run("counters", func(t *testing.T) {
 		s := MustOpenStore(t)
 		mustAddOrg(t, s, "acme", "trial", 5)
-		mustAddCounter(t, s, "acme", answersCounter("2025-03"), 100, 0)
-		mustAddCounter(t, s, "acme", answersCounter("2025-03-14"), DailyCeiling-1, 0)
-		if r := mustReserve(t, s, "acme", 1, testNow); r.Source != SourceCredits {
-			t.Fatalf("answer %d of the day: %+v, want credits", DailyCeiling, r)
+		mustAddCounter(t, s, "acme", state.AnswersCounter("2025-03"), 100, 0)
+		mustAddCounter(t, s, "acme", state.AnswersCounter("2025-03-14"), state.DailyCeiling-1, 0)
+		if r := mustReserve(t, s, "acme", 1, testNow); r.Source != state.SourceCredits {
+			t.Fatalf("answer %d of the day: %+v, want credits", state.DailyCeiling, r)
 		}
 		// Credits left do not pass the ceiling.
 		_, err := s.ReserveAnswer("acme", "key_abc", "req", 1, testNow)
-		if !errors.Is(err, ErrNoAllowance) {
+		if !errors.Is(err, state.ErrNoAllowance) {
 			t.Fatalf("past the ceiling with 4 credits: %v, want ErrNoAllowance", err)
 		}
 		assertErrText(t, err, "daily ceiling of 1,000")
@@ -170,7 +172,7 @@ func TestStore_ReserveAnswerDailyCeiling(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if u.AnswersToday != DailyCeiling || u.AnswersThisMonth != 101 {
+		if u.AnswersToday != state.DailyCeiling || u.AnswersThisMonth != 101 {
 			t.Errorf("usage %+v", u)
 		}
 	})
@@ -179,17 +181,17 @@ func TestStore_ReserveAnswerDailyCeiling(t *testing.T) {
 func TestStore_ReserveAnswerPeriods(t *testing.T) {
 	s := MustOpenStore(t)
 	mustAddOrg(t, s, "acme", "trial", 10)
-	mustAddCounter(t, s, "acme", answersCounter("2025-03"), 100, 0)
+	mustAddCounter(t, s, "acme", state.AnswersCounter("2025-03"), 100, 0)
 	lagos := time.FixedZone("WAT", 3600)
 	for _, tt := range []struct {
 		now              time.Time
 		month, day, from string
 	}{
-		{time.Date(2025, 3, 31, 23, 59, 59, 999_999_999, time.UTC), "2025-03", "2025-03-31", SourceCredits},
+		{time.Date(2025, 3, 31, 23, 59, 59, 999_999_999, time.UTC), "2025-03", "2025-03-31", state.SourceCredits},
 		// 00:30 on 1 April in Lagos is still 31 March in UTC.
-		{time.Date(2025, 4, 1, 0, 30, 0, 0, lagos), "2025-03", "2025-03-31", SourceCredits},
-		{time.Date(2025, 4, 1, 0, 0, 0, 0, time.UTC), "2025-04", "2025-04-01", SourceAllowance},
-		{time.Date(2025, 4, 1, 1, 0, 0, 0, lagos), "2025-04", "2025-04-01", SourceAllowance},
+		{time.Date(2025, 4, 1, 0, 30, 0, 0, lagos), "2025-03", "2025-03-31", state.SourceCredits},
+		{time.Date(2025, 4, 1, 0, 0, 0, 0, time.UTC), "2025-04", "2025-04-01", state.SourceAllowance},
+		{time.Date(2025, 4, 1, 1, 0, 0, 0, lagos), "2025-04", "2025-04-01", state.SourceAllowance},
 	} {
 		r := mustReserve(t, s, "acme", 1, tt.now)
 		if r.Month != tt.month || r.Day != tt.day || r.Source != tt.from || r.Time.Location() != time.UTC || !r.Time.Equal(tt.now) {
@@ -214,7 +216,7 @@ func TestStore_ReserveAnswerPeriods(t *testing.T) {
 		t.Errorf("after a refund: %+v %+v %+v %+v", m, d, a, a1)
 	}
 	_, entries := assertLedgerSum(t, s, "acme")
-	if last := entries[len(entries)-1]; last.Kind != LedgerRefund || !last.Time.Equal(time.Date(2025, 4, 2, 0, 0, 0, 0, time.UTC)) {
+	if last := entries[len(entries)-1]; last.Kind != state.LedgerRefund || !last.Time.Equal(time.Date(2025, 4, 2, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("last entry %+v, want the refund at its own time", last)
 	}
 }
@@ -230,7 +232,7 @@ func TestStore_CommitRefundRules(t *testing.T) {
 			t.Fatalf("CommitAnswer: %v (committing twice is fine)", err)
 		}
 	}
-	if err := s.RefundAnswer(committed, testNow); !errors.Is(err, ErrNotFound) {
+	if err := s.RefundAnswer(committed, testNow); !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("refunding a committed answer: %v, want ErrNotFound", err)
 	} else {
 		assertErrText(t, err, "was committed")
@@ -240,12 +242,12 @@ func TestStore_CommitRefundRules(t *testing.T) {
 	if err := s.RefundAnswer(refunded, testNow); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RefundAnswer(refunded, testNow); !errors.Is(err, ErrNotFound) {
+	if err := s.RefundAnswer(refunded, testNow); !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("refunding twice: %v, want ErrNotFound", err)
 	} else {
 		assertErrText(t, err, "was refunded")
 	}
-	if err := s.CommitAnswer(refunded); !errors.Is(err, ErrNotFound) {
+	if err := s.CommitAnswer(refunded); !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("committing a refunded answer: %v, want ErrNotFound", err)
 	}
 
@@ -256,18 +258,18 @@ func TestStore_CommitRefundRules(t *testing.T) {
 	wrongOrg.OrgID = "other"
 	never := pending
 	never.ID = 1000
-	for _, r := range []Reservation{wrongOrg, never} {
-		if err := s.CommitAnswer(r); !errors.Is(err, ErrNotFound) {
+	for _, r := range []state.Reservation{wrongOrg, never} {
+		if err := s.CommitAnswer(r); !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("CommitAnswer(%+v): %v, want ErrNotFound", r, err)
 		}
-		if err := s.RefundAnswer(r, testNow); !errors.Is(err, ErrNotFound) {
+		if err := s.RefundAnswer(r, testNow); !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("RefundAnswer(%+v): %v, want ErrNotFound", r, err)
 		}
 	}
-	if err := s.CommitAnswer(Reservation{OrgID: "acme"}); !errors.Is(err, ErrInvalid) {
+	if err := s.CommitAnswer(state.Reservation{OrgID: "acme"}); !errors.Is(err, state.ErrInvalid) {
 		t.Errorf("CommitAnswer without an id: %v, want ErrInvalid", err)
 	}
-	if err := s.RefundAnswer(Reservation{OrgID: "acme"}, testNow); !errors.Is(err, ErrInvalid) {
+	if err := s.RefundAnswer(state.Reservation{OrgID: "acme"}, testNow); !errors.Is(err, state.ErrInvalid) {
 		t.Errorf("RefundAnswer without an id: %v, want ErrInvalid", err)
 	}
 	if err := s.CommitAnswer(pending); err != nil {
@@ -280,7 +282,7 @@ func TestStore_CommitRefundRules(t *testing.T) {
 	// A store that never reserved anything knows no reservation.
 	s2 := MustOpenStore(t)
 	mustAddOrg(t, s2, "acme", "trial", 0)
-	if err := s2.CommitAnswer(committed); !errors.Is(err, ErrNotFound) {
+	if err := s2.CommitAnswer(committed); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("CommitAnswer on a fresh file: %v, want ErrNotFound", err)
 	}
 }
@@ -288,14 +290,14 @@ func TestStore_CommitRefundRules(t *testing.T) {
 func TestStore_RefundAnswerRestores(t *testing.T) {
 	s := MustOpenStore(t)
 	mustAddOrg(t, s, "acme", "trial", 7)
-	mustAddCounter(t, s, "acme", answersCounter("2025-03"), 99, 0)
-	mustAddCounter(t, s, "acme", answersCounter("2025-03-14"), 3, 0)
+	mustAddCounter(t, s, "acme", state.AnswersCounter("2025-03"), 99, 0)
+	mustAddCounter(t, s, "acme", state.AnswersCounter("2025-03-14"), 3, 0)
 
 	for _, tt := range []struct {
 		cost   int64
 		source string
-	}{{1, SourceAllowance}, {3, SourceCredits}} {
-		if tt.source == SourceCredits {
+	}{{1, state.SourceAllowance}, {3, state.SourceCredits}} {
+		if tt.source == state.SourceCredits {
 			mustReserve(t, s, "acme", 1, testNow) // the last of the allowance, kept
 		}
 		before, err := s.Usage("acme", testNow)
@@ -325,13 +327,13 @@ func TestStore_RefundAnswerRestores(t *testing.T) {
 		_, ledger := assertLedgerSum(t, s, "acme")
 		added := ledger[len(ledger0):]
 		switch tt.source {
-		case SourceAllowance:
+		case state.SourceAllowance:
 			if len(added) != 0 {
 				t.Errorf("an answer from the allowance wrote ledger entries %+v", added)
 			}
-		case SourceCredits:
-			if len(added) != 2 || added[0].Kind != LedgerAnswer || added[0].Credits != -3 ||
-				added[1].Kind != LedgerRefund || added[1].Credits != 3 || added[1].Balance != before.Credits ||
+		case state.SourceCredits:
+			if len(added) != 2 || added[0].Kind != state.LedgerAnswer || added[0].Credits != -3 ||
+				added[1].Kind != state.LedgerRefund || added[1].Credits != 3 || added[1].Balance != before.Credits ||
 				added[1].KeyID != "key_abc" || added[1].RequestID != "req-1" {
 				t.Errorf("ledger entries of a refunded answer: %+v", added)
 			}
@@ -344,12 +346,12 @@ func TestStore_RefundAnswerRestores(t *testing.T) {
 func TestStore_ReserveAnswerConcurrent(t *testing.T) {
 	s := MustOpenStore(t)
 	mustAddOrg(t, s, "acme", "trial", 10)
-	mustAddCounter(t, s, "acme", answersCounter("2025-03"), 100, 0)
+	mustAddCounter(t, s, "acme", state.AnswersCounter("2025-03"), 100, 0)
 	const workers = 50
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
-		reserved []Reservation
+		reserved []state.Reservation
 		refused  int
 		start    = make(chan struct{})
 	)
@@ -362,7 +364,7 @@ func TestStore_ReserveAnswerConcurrent(t *testing.T) {
 			switch {
 			case err == nil:
 				reserved = append(reserved, r)
-			case errors.Is(err, ErrNoAllowance):
+			case errors.Is(err, state.ErrNoAllowance):
 				refused++
 			default:
 				t.Errorf("request %d: %v", i, err)
@@ -380,14 +382,14 @@ func TestStore_ReserveAnswerConcurrent(t *testing.T) {
 	}
 	requests := map[string]bool{}
 	for _, e := range entries[1:] {
-		if e.Kind != LedgerAnswer || e.Credits != -1 || requests[e.RequestID] {
+		if e.Kind != state.LedgerAnswer || e.Credits != -1 || requests[e.RequestID] {
 			t.Errorf("entry %+v", e)
 		}
 		requests[e.RequestID] = true
 	}
 	ids := map[uint64]bool{}
 	for _, r := range reserved {
-		if r.Source != SourceCredits || r.Credits != 1 || ids[r.ID] || !requests[r.RequestID] {
+		if r.Source != state.SourceCredits || r.Credits != 1 || ids[r.ID] || !requests[r.RequestID] {
 			t.Errorf("reservation %+v", r)
 		}
 		ids[r.ID] = true
@@ -410,9 +412,9 @@ func TestStore_RecoverPending(t *testing.T) {
 	s := MustOpenStore(t)
 	mustAddOrg(t, s, "acme", "trial", 10)
 	mustAddOrg(t, s, "beta", "pro", 0)
-	mustAddCounter(t, s, "acme", answersCounter("2025-03"), 98, 0)
+	mustAddCounter(t, s, "acme", state.AnswersCounter("2025-03"), 98, 0)
 
-	var kept, lost []Reservation
+	var kept, lost []state.Reservation
 	for i := range 5 { // 2 from the allowance, then 3 credits each
 		r := mustReserve(t, s, "acme", 3, testNow.Add(time.Duration(i)*time.Minute))
 		if i%2 == 0 {
@@ -432,7 +434,7 @@ func TestStore_RecoverPending(t *testing.T) {
 		}
 	}
 	// kept: allowance, credits, credits (6 credits); lost: allowance, credits.
-	if kept[0].Source != SourceAllowance || kept[1].Credits != 3 || kept[2].Credits != 3 || lost[0].Source != SourceAllowance || lost[1].Credits != 3 {
+	if kept[0].Source != state.SourceAllowance || kept[1].Credits != 3 || kept[2].Credits != 3 || lost[0].Source != state.SourceAllowance || lost[1].Credits != 3 {
 		t.Fatalf("kept %+v, lost %+v", kept, lost)
 	}
 
@@ -453,7 +455,7 @@ func TestStore_RecoverPending(t *testing.T) {
 	if o.Credits != 4 {
 		t.Errorf("balance %d, want 10 less the 6 of the committed answers", o.Credits)
 	}
-	if last := entries[len(entries)-1]; last.Kind != LedgerRefund || last.Credits != 3 || !last.Time.Equal(testNow.Add(time.Hour)) {
+	if last := entries[len(entries)-1]; last.Kind != state.LedgerRefund || last.Credits != 3 || !last.Time.Equal(testNow.Add(time.Hour)) {
 		t.Errorf("last entry %+v, want the refund of the lost credits answer", last)
 	}
 	// The 98 set at the start and the 3 committed answers (6 credits).
@@ -466,10 +468,10 @@ func TestStore_RecoverPending(t *testing.T) {
 		}
 	}
 	for _, r := range lost {
-		if err := s.RefundAnswer(r, testNow); !errors.Is(err, ErrNotFound) {
+		if err := s.RefundAnswer(r, testNow); !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("refunding recovered %d: %v, want ErrNotFound", r.ID, err)
 		}
-		if err := s.CommitAnswer(r); !errors.Is(err, ErrNotFound) {
+		if err := s.CommitAnswer(r); !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("committing recovered %d: %v, want ErrNotFound", r.ID, err)
 		}
 	}
@@ -493,7 +495,7 @@ func TestStore_AnswersModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 2026))
 	var (
 		balance, count, spent int64
-		open                  []Reservation
+		open                  []state.Reservation
 		refusals              int
 	)
 	now := testNow
@@ -508,12 +510,12 @@ func TestStore_AnswersModel(t *testing.T) {
 		case op < 12:
 			cost := rng.Int64N(3) + 1
 			r, err := s.ReserveAnswer("acme", "key_abc", fmt.Sprint("req-", i), cost, now)
-			wantSource := SourceAllowance
+			wantSource := state.SourceAllowance
 			if count >= 100 {
-				wantSource = SourceCredits
+				wantSource = state.SourceCredits
 			}
-			if wantSource == SourceCredits && balance < cost {
-				if !errors.Is(err, ErrNoAllowance) {
+			if wantSource == state.SourceCredits && balance < cost {
+				if !errors.Is(err, state.ErrNoAllowance) {
 					t.Fatalf("step %d: %v, want ErrNoAllowance", i, err)
 				}
 				refusals++
@@ -557,13 +559,13 @@ func TestStore_AnswersModel(t *testing.T) {
 func TestStore_ReserveAnswerInvalid(t *testing.T) {
 	s := MustOpenStore(t)
 	mustAddOrg(t, s, "acme", "trial", 0)
-	if _, err := s.ReserveAnswer("nobody", "key_abc", "req", 1, testNow); !errors.Is(err, ErrNotFound) {
+	if _, err := s.ReserveAnswer("nobody", "key_abc", "req", 1, testNow); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("unknown organisation: %v, want ErrNotFound", err)
 	}
-	if _, err := s.ReserveAnswer("acme", "key\nabc", "req", 1, testNow); !errors.Is(err, ErrInvalid) {
+	if _, err := s.ReserveAnswer("acme", "key\nabc", "req", 1, testNow); !errors.Is(err, state.ErrInvalid) {
 		t.Errorf("bad key id: %v, want ErrInvalid", err)
 	}
-	if _, err := s.ReserveAnswer("acme", "key_abc", string(make([]byte, 201)), 1, testNow); !errors.Is(err, ErrInvalid) {
+	if _, err := s.ReserveAnswer("acme", "key_abc", string(make([]byte, 201)), 1, testNow); !errors.Is(err, state.ErrInvalid) {
 		t.Errorf("long request id: %v, want ErrInvalid", err)
 	}
 	if u, _ := s.Usage("acme", testNow); u.AnswersThisMonth != 0 {
@@ -590,10 +592,10 @@ func TestStore_RecoverPendingCorrupt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n, err := s.RecoverPending(testNow); !errors.Is(err, ErrCorrupt) || n != 0 {
+			if n, err := s.RecoverPending(testNow); !errors.Is(err, state.ErrCorrupt) || n != 0 {
 				t.Fatalf("RecoverPending = %d, %v; want ErrCorrupt", n, err)
 			}
-			if err := s.RefundAnswer(Reservation{ID: 1, OrgID: "acme"}, testNow); !errors.Is(err, ErrCorrupt) {
+			if err := s.RefundAnswer(state.Reservation{ID: 1, OrgID: "acme"}, testNow); !errors.Is(err, state.ErrCorrupt) {
 				t.Errorf("RefundAnswer: %v, want ErrCorrupt", err)
 			}
 			if m, _ := answerCounters(t, s, "acme", "2025-03", "2025-03-14"); m.Count != 1 {
@@ -605,7 +607,7 @@ func TestStore_RecoverPendingCorrupt(t *testing.T) {
 
 func TestGroupDigits(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 20000: "20,000", 1234567: "1,234,567", -1000: "-1,000"} {
-		if got := groupDigits(n); got != want {
+		if got := state.GroupDigits(n); got != want {
 			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
 		}
 	}

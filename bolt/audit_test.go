@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"frameindex/state"
 )
 
 func TestStore_Audit(t *testing.T) {
@@ -12,11 +14,11 @@ func TestStore_Audit(t *testing.T) {
 	if got, err := s.AuditLog("", 0); err != nil || len(got) != 0 {
 		t.Fatalf("empty log = %v, %v", got, err)
 	}
-	entries := []AuditEntry{
-		{Actor: "olu", Org: "acme", Action: "key.mint", Target: "key_a", Addr: "192.0.2.1", Outcome: AuditOK},
-		{Actor: "operator", Org: "rival", Action: "org.add", Target: "rival", Addr: "command line", Outcome: AuditOK},
-		{Actor: "ada", Org: "acme", Action: "key.mint", Detail: "line one\nline two\x00", Outcome: AuditRefused, Reason: "role member may not mint keys"},
-		{Actor: "olu", Org: "acme", Action: "signin", Outcome: AuditOK, Detail: strings.Repeat("é", 400), Time: time.Date(2020, 1, 1, 1, 0, 0, 0, time.FixedZone("WAT", 3600))},
+	entries := []state.AuditEntry{
+		{Actor: "olu", Org: "acme", Action: "key.mint", Target: "key_a", Addr: "192.0.2.1", Outcome: state.AuditOK},
+		{Actor: "operator", Org: "rival", Action: "org.add", Target: "rival", Addr: "command line", Outcome: state.AuditOK},
+		{Actor: "ada", Org: "acme", Action: "key.mint", Detail: "line one\nline two\x00", Outcome: state.AuditRefused, Reason: "role member may not mint keys"},
+		{Actor: "olu", Org: "acme", Action: "signin", Outcome: state.AuditOK, Detail: strings.Repeat("é", 400), Time: time.Date(2020, 1, 1, 1, 0, 0, 0, time.FixedZone("WAT", 3600))},
 	}
 	for i, e := range entries {
 		got, err := s.AppendAudit(e)
@@ -64,7 +66,7 @@ func TestStore_Audit(t *testing.T) {
 	if d := all[1].Detail; d != "line one line two " {
 		t.Errorf("control characters kept: %q", d)
 	}
-	if d := all[0].Detail; len(d) > maxAuditField+len("…") || !strings.HasSuffix(d, "…") {
+	if d := all[0].Detail; len(d) > state.MaxAuditField+len("…") || !strings.HasSuffix(d, "…") {
 		t.Errorf("long detail: %d bytes", len(d))
 	}
 	if !all[0].Time.Equal(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)) || all[0].Time.Location() != time.UTC {
@@ -73,7 +75,7 @@ func TestStore_Audit(t *testing.T) {
 	if !all[3].Time.Equal(testNow.Round(0)) {
 		t.Errorf("default time %v", all[3].Time)
 	}
-	if _, err := s.AppendAudit(AuditEntry{Actor: "x", Action: "y"}); !errors.Is(err, ErrInvalid) {
+	if _, err := s.AppendAudit(state.AuditEntry{Actor: "x", Action: "y"}); !errors.Is(err, state.ErrInvalid) {
 		t.Errorf("entry without an outcome: %v", err)
 	}
 }

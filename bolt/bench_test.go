@@ -7,18 +7,19 @@ import (
 	"time"
 
 	"frameindex/grid"
+	"frameindex/state"
 	bbolt "go.etcd.io/bbolt"
 )
 
 func BenchmarkKeyring_Lookup(b *testing.B) {
 	for _, n := range []int{10, 1000} {
 		s := MustOpenStore(b)
-		if _, err := s.AddOrg(Org{ID: "acme"}); err != nil {
+		if _, err := s.AddOrg(state.Org{ID: "acme"}); err != nil {
 			b.Fatal(err)
 		}
 		var secret string
 		for i := 0; i < n; i++ {
-			_, sec, err := s.MintKey(MintRequest{OrgID: "acme", Preset: "full"})
+			_, sec, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "full"})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -131,7 +132,7 @@ func BenchmarkStore_GridPolygons(b *testing.B) {
 // with its commit and fsync.
 func BenchmarkStore_AddCredits(b *testing.B) {
 	s := MustOpenStore(b)
-	if _, err := s.AddOrg(Org{ID: "acme"}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme"}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -146,20 +147,20 @@ func BenchmarkStore_AddCredits(b *testing.B) {
 // daily answer counters and charges on 6 datasets a month.
 func BenchmarkStore_Usage(b *testing.B) {
 	s := MustOpenStore(b)
-	if _, err := s.AddOrg(Org{ID: "acme", Plan: PlanPro}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme", Plan: state.PlanPro}); err != nil {
 		b.Fatal(err)
 	}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	err := s.update(func(tx *bbolt.Tx) error {
 		for d := range 365 {
 			day := start.AddDate(0, 0, d)
-			for _, name := range [][]byte{answersCounter(monthOf(day)), answersCounter(dayOf(day))} {
+			for _, name := range []string{state.AnswersCounter(state.MonthOf(day)), state.AnswersCounter(state.DayOf(day))} {
 				if _, err := s.addCounter(tx, "acme", name, 3, 1); err != nil {
 					return err
 				}
 			}
 			for i := range 6 {
-				if _, err := s.addCounter(tx, "acme", chargesCounter(monthOf(day), fmt.Sprintf("dataset-%d", i)), 2, 4); err != nil {
+				if _, err := s.addCounter(tx, "acme", state.ChargesCounter(state.MonthOf(day), fmt.Sprintf("dataset-%d", i)), 2, 4); err != nil {
 					return err
 				}
 			}
@@ -182,12 +183,12 @@ func BenchmarkStore_Usage(b *testing.B) {
 // BenchmarkStore_Ledger reads the newest 20 entries of a ledger of 10,000.
 func BenchmarkStore_Ledger(b *testing.B) {
 	s := MustOpenStore(b)
-	if _, err := s.AddOrg(Org{ID: "acme"}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme"}); err != nil {
 		b.Fatal(err)
 	}
 	err := s.update(func(tx *bbolt.Tx) error {
 		for i := range 10_000 {
-			e := LedgerEntry{Time: testNow, Kind: LedgerGrant, Credits: 1, Balance: int64(i + 1), Note: "bench"}
+			e := state.LedgerEntry{Time: testNow, Kind: state.LedgerGrant, Credits: 1, Balance: int64(i + 1), Note: "bench"}
 			if _, err := appendLedger(tx, "acme", e); err != nil {
 				return err
 			}

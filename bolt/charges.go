@@ -1,23 +1,12 @@
 package bolt
 
 import (
-	"slices"
-	"strings"
 	"time"
+
+	"frameindex/state"
 
 	bbolt "go.etcd.io/bbolt"
 )
-
-// LedgerCharge is the kind of the ledger entry of a per-query dataset
-// charge: Credits is minus the dataset's price, and KeyID, Dataset and
-// RequestID say what was charged.
-const LedgerCharge = "charge"
-
-// checkRef checks a key id or request id that a charge records: at most
-// maxRequestIDLen bytes of printable text.
-func checkRef(what, ref string) error {
-	return checkText(what, ref, maxRequestIDLen, false)
-}
 
 // Charge debits per-query datasets for one request, in one transaction.
 //
@@ -41,69 +30,52 @@ func checkRef(what, ref string) error {
 // Errors: ErrInvalid for a bad or repeated dataset id, a negative price or
 // an over-long key or request id; ErrNotFound for an unknown organisation;
 // ErrCorrupt. Nothing is written on error.
-func (s *Store) Charge(orgID, keyID, requestID string, ds []DatasetPrice, now time.Time) (charged, leftOut []string, err error) {
+func (s *Store) Charge(orgID, keyID, requestID string, ds []state.DatasetPrice, now time.Time) (charged, leftOut []string, err error) {
 	if len(ds) == 0 {
 		return nil, nil, nil
 	}
-	if err := checkRef("key id", keyID); err != nil {
+	sorted, err := state.CheckCharge(keyID, requestID, ds)
+	if err != nil {
 		return nil, nil, err
-	}
-	if err := checkRef("request id", requestID); err != nil {
-		return nil, nil, err
-	}
-	sorted := slices.Clone(ds)
-	slices.SortFunc(sorted, func(a, b DatasetPrice) int { return strings.Compare(a.ID, b.ID) })
-	for i, d := range sorted {
-		switch {
-		case !idPattern.MatchString(d.ID):
-			return nil, nil, errorf(ErrInvalid, nil, "invalid dataset id %q: must match %s", d.ID, idRule)
-		case i > 0 && sorted[i-1].ID == d.ID:
-			return nil, nil, errorf(ErrInvalid, nil, "dataset %s is charged twice in one request", d.ID)
-		case d.Price < 0:
-			return nil, nil, errorf(ErrInvalid, nil, "invalid price %d for dataset %s: must be 0 or more credits", d.Price, d.ID)
-		}
 	}
 	if now.IsZero() {
 		now = s.clock()
 	}
 	now = now.Round(0).UTC()
-	month := monthOf(now)
-
+	var c state.Charges
 	err = s.update(func(tx *bbolt.Tx) error {
-		charged, leftOut = charged[:0], leftOut[:0] // a retried fn starts again
 		o, err := s.getOrg(tx, orgID)
 		if err != nil {
 			return err
 		}
-		debited := false
-		for _, d := range sorted {
-			if d.Price > o.Credits {
-				leftOut = append(leftOut, d.ID)
-				continue
-			}
-			if d.Price > 0 {
-				o.Credits -= d.Price
-				debited = true
-				e := LedgerEntry{
-					Time: now, Kind: LedgerCharge, Credits: -d.Price, Balance: o.Credits,
-					KeyID: keyID, Dataset: d.ID, RequestID: requestID,
-				}
-				if _, err := appendLedger(tx, o.ID, e); err != nil {
-					return err
-				}
-			}
-			if _, err := s.addCounter(tx, o.ID, chargesCounter(month, d.ID), 1, d.Price); err != nil {
-				return err
-			}
-			charged = append(charged, d.ID)
+		c = state.DecideCharge(o, keyID, requestID, sorted, now)
+		if err := s.settle(tx, c.Org, c.Entries, c.Counters); err != nil {
+			return err
 		}
-		if !debited {
+		if len(c.Entries) == 0 {
 			return nil
 		}
-		return putOrg(tx, o)
+		return putOrg(tx, c.Org)
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	return charged, leftOut, nil
+	return c.Charged, c.LeftOut, nil
+}
+
+// settle writes what a metering rule of package state decided for
+// organisation o inside tx: its ledger entries, numbered in order, and its
+// usage counter changes. The caller writes o's balance.
+func (s *Store) settle(tx *bbolt.Tx, o state.Org, entries []state.LedgerEntry, counters []state.CounterChange) error {
+	for _, e := range entries {
+		if _, err := appendLedger(tx, o.ID, e); err != nil {
+			return err
+		}
+	}
+	for _, c := range counters {
+		if _, err := s.addCounter(tx, o.ID, c.Name, c.Count, c.Credits); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -6,47 +6,49 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+
+	"frameindex/state"
 )
 
 func TestStore_Charge(t *testing.T) {
 	tests := []struct {
 		name        string
 		balance     int64
-		ds          []DatasetPrice
+		ds          []state.DatasetPrice
 		wantCharged []string
 		wantLeftOut []string
 		wantBalance int64
-		wantLedger  []LedgerEntry // the charge entries, without Seq and Time
-		wantUsage   []DatasetCharge
+		wantLedger  []state.LedgerEntry // the charge entries, without Seq and Time
+		wantUsage   []state.DatasetCharge
 	}{
 		{name: "all covered, sorted by id", balance: 10,
-			ds:          []DatasetPrice{{"roads", 3}, {"health", 2}},
+			ds:          []state.DatasetPrice{{ID: "roads", Price: 3}, {ID: "health", Price: 2}},
 			wantCharged: []string{"health", "roads"}, wantBalance: 5,
-			wantLedger: []LedgerEntry{
-				{Kind: LedgerCharge, Credits: -2, Balance: 8, KeyID: "key_abc", Dataset: "health", RequestID: "req-1"},
-				{Kind: LedgerCharge, Credits: -3, Balance: 5, KeyID: "key_abc", Dataset: "roads", RequestID: "req-1"},
+			wantLedger: []state.LedgerEntry{
+				{Kind: state.LedgerCharge, Credits: -2, Balance: 8, KeyID: "key_abc", Dataset: "health", RequestID: "req-1"},
+				{Kind: state.LedgerCharge, Credits: -3, Balance: 5, KeyID: "key_abc", Dataset: "roads", RequestID: "req-1"},
 			},
-			wantUsage: []DatasetCharge{{"health", 1, 2}, {"roads", 1, 3}}},
+			wantUsage: []state.DatasetCharge{{Dataset: "health", Requests: 1, Credits: 2}, {Dataset: "roads", Requests: 1, Credits: 3}}},
 		{name: "a cheaper one after an uncovered one", balance: 3,
-			ds:          []DatasetPrice{{"a", 2}, {"b", 5}, {"c", 1}},
+			ds:          []state.DatasetPrice{{ID: "a", Price: 2}, {ID: "b", Price: 5}, {ID: "c", Price: 1}},
 			wantCharged: []string{"a", "c"}, wantLeftOut: []string{"b"}, wantBalance: 0,
-			wantLedger: []LedgerEntry{
-				{Kind: LedgerCharge, Credits: -2, Balance: 1, KeyID: "key_abc", Dataset: "a", RequestID: "req-1"},
-				{Kind: LedgerCharge, Credits: -1, Balance: 0, KeyID: "key_abc", Dataset: "c", RequestID: "req-1"},
+			wantLedger: []state.LedgerEntry{
+				{Kind: state.LedgerCharge, Credits: -2, Balance: 1, KeyID: "key_abc", Dataset: "a", RequestID: "req-1"},
+				{Kind: state.LedgerCharge, Credits: -1, Balance: 0, KeyID: "key_abc", Dataset: "c", RequestID: "req-1"},
 			},
-			wantUsage: []DatasetCharge{{"a", 1, 2}, {"c", 1, 1}}},
+			wantUsage: []state.DatasetCharge{{Dataset: "a", Requests: 1, Credits: 2}, {Dataset: "c", Requests: 1, Credits: 1}}},
 		{name: "no credits", balance: 0,
-			ds:          []DatasetPrice{{"a", 1}, {"b", 1}},
+			ds:          []state.DatasetPrice{{ID: "a", Price: 1}, {ID: "b", Price: 1}},
 			wantLeftOut: []string{"a", "b"}},
 		{name: "free dataset without credits", balance: 0,
-			ds:          []DatasetPrice{{"free", 0}, {"paid", 1}},
+			ds:          []state.DatasetPrice{{ID: "free", Price: 0}, {ID: "paid", Price: 1}},
 			wantCharged: []string{"free"}, wantLeftOut: []string{"paid"},
-			wantUsage: []DatasetCharge{{"free", 1, 0}}},
+			wantUsage: []state.DatasetCharge{{Dataset: "free", Requests: 1, Credits: 0}}},
 		{name: "exactly the balance", balance: 4,
-			ds:          []DatasetPrice{{"a", 4}},
+			ds:          []state.DatasetPrice{{ID: "a", Price: 4}},
 			wantCharged: []string{"a"},
-			wantLedger:  []LedgerEntry{{Kind: LedgerCharge, Credits: -4, Balance: 0, KeyID: "key_abc", Dataset: "a", RequestID: "req-1"}},
-			wantUsage:   []DatasetCharge{{"a", 1, 4}}},
+			wantLedger:  []state.LedgerEntry{{Kind: state.LedgerCharge, Credits: -4, Balance: 0, KeyID: "key_abc", Dataset: "a", RequestID: "req-1"}},
+			wantUsage:   []state.DatasetCharge{{Dataset: "a", Requests: 1, Credits: 4}}},
 		{name: "nothing to charge", balance: 4, wantBalance: 4},
 	}
 	for _, tt := range tests {
@@ -64,9 +66,9 @@ func TestStore_Charge(t *testing.T) {
 			if o.Credits != tt.wantBalance {
 				t.Errorf("balance %d, want %d", o.Credits, tt.wantBalance)
 			}
-			var got []LedgerEntry
+			var got []state.LedgerEntry
 			for _, e := range entries {
-				if e.Kind == LedgerGrant {
+				if e.Kind == state.LedgerGrant {
 					continue
 				}
 				if !e.Time.Equal(testNow.Round(0)) {
@@ -98,15 +100,15 @@ func TestStore_ChargeInvalid(t *testing.T) {
 		name    string
 		org     string
 		key     string
-		ds      []DatasetPrice
+		ds      []state.DatasetPrice
 		wantErr error
 		text    string
 	}{
-		{name: "unknown organisation", org: "nope", ds: []DatasetPrice{{"a", 1}}, wantErr: ErrNotFound, text: `organisation "nope" not found`},
-		{name: "bad dataset id", org: "acme", ds: []DatasetPrice{{"A", 1}}, wantErr: ErrInvalid, text: `invalid dataset id "A"`},
-		{name: "twice", org: "acme", ds: []DatasetPrice{{"a", 1}, {"b", 1}, {"a", 2}}, wantErr: ErrInvalid, text: "dataset a is charged twice in one request"},
-		{name: "negative price", org: "acme", ds: []DatasetPrice{{"a", -1}}, wantErr: ErrInvalid, text: "invalid price -1 for dataset a"},
-		{name: "long key id", org: "acme", key: long, ds: []DatasetPrice{{"a", 1}}, wantErr: ErrInvalid, text: "invalid key id"},
+		{name: "unknown organisation", org: "nope", ds: []state.DatasetPrice{{ID: "a", Price: 1}}, wantErr: state.ErrNotFound, text: `organisation "nope" not found`},
+		{name: "bad dataset id", org: "acme", ds: []state.DatasetPrice{{ID: "A", Price: 1}}, wantErr: state.ErrInvalid, text: `invalid dataset id "A"`},
+		{name: "twice", org: "acme", ds: []state.DatasetPrice{{ID: "a", Price: 1}, {ID: "b", Price: 1}, {ID: "a", Price: 2}}, wantErr: state.ErrInvalid, text: "dataset a is charged twice in one request"},
+		{name: "negative price", org: "acme", ds: []state.DatasetPrice{{ID: "a", Price: -1}}, wantErr: state.ErrInvalid, text: "invalid price -1 for dataset a"},
+		{name: "long key id", org: "acme", key: long, ds: []state.DatasetPrice{{ID: "a", Price: 1}}, wantErr: state.ErrInvalid, text: "invalid key id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,7 +146,7 @@ func TestStore_ChargeConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, l, err := s.Charge("acme", "key_abc", fmt.Sprintf("req-%d", i), []DatasetPrice{{"health", 1}}, testNow)
+			c, l, err := s.Charge("acme", "key_abc", fmt.Sprintf("req-%d", i), []state.DatasetPrice{{ID: "health", Price: 1}}, testNow)
 			if err != nil {
 				t.Error(err)
 				return
@@ -169,7 +171,7 @@ func TestStore_ChargeConcurrent(t *testing.T) {
 	requests := map[string]bool{}
 	var charges int
 	for _, e := range entries {
-		if e.Kind != LedgerCharge {
+		if e.Kind != state.LedgerCharge {
 			continue
 		}
 		charges++
@@ -188,7 +190,7 @@ func TestStore_ChargeConcurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []DatasetCharge{{"health", 10, 10}}; !reflect.DeepEqual(u.Charges, want) {
+	if want := []state.DatasetCharge{{Dataset: "health", Requests: 10, Credits: 10}}; !reflect.DeepEqual(u.Charges, want) {
 		t.Errorf("usage charges = %+v, want %+v", u.Charges, want)
 	}
 }
@@ -196,7 +198,7 @@ func TestStore_ChargeConcurrent(t *testing.T) {
 func BenchmarkStore_Charge(b *testing.B) {
 	s := MustOpenStore(b)
 	mustAddOrg(b, s, "acme", "pro", 1<<40)
-	ds := []DatasetPrice{{"health", 1}, {"roads", 2}}
+	ds := []state.DatasetPrice{{ID: "health", Price: 1}, {ID: "roads", Price: 2}}
 	b.ReportAllocs()
 	for b.Loop() {
 		if c, _, err := s.Charge("acme", "key_abc", "req", ds, testNow); err != nil || len(c) != 2 {

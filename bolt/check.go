@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -109,7 +111,7 @@ func (s *Store) Check(ctx context.Context) (CheckReport, error) {
 		}
 		return s.checkContent(tx, c)
 	})
-	if err != nil && !errors.Is(err, ErrCorrupt) {
+	if err != nil && !errors.Is(err, state.ErrCorrupt) {
 		return CheckReport{}, err
 	}
 	if err != nil {
@@ -382,7 +384,7 @@ func (s *Store) checkUsage(tx *bbolt.Tx, c *checker, orgs map[string]int64) {
 func (s *Store) checkDatasets(tx *bbolt.Tx, c *checker, orgs map[string]int64) (map[string]bool, error) {
 	ids := map[string]bool{}
 	live := map[string]bool{}
-	var all []Dataset
+	var all []state.Dataset
 	if b := tx.Bucket(bucketDatasets); b != nil {
 		_ = b.ForEach(func(k, v []byte) error {
 			if v == nil {
@@ -426,7 +428,7 @@ func (s *Store) checkDatasets(tx *bbolt.Tx, c *checker, orgs map[string]int64) (
 }
 
 // checkVersion checks that the live version of d is whole.
-func (s *Store) checkVersion(versions *bbolt.Bucket, d Dataset, c *checker) error {
+func (s *Store) checkVersion(versions *bbolt.Bucket, d state.Dataset, c *checker) error {
 	name := versionBucketName(d.ID, d.Version)
 	var v *bbolt.Bucket
 	if versions != nil {
@@ -442,12 +444,12 @@ func (s *Store) checkVersion(versions *bbolt.Bucket, d Dataset, c *checker) erro
 		return nil
 	}
 	probe := d
-	names, err := checkDataset(&probe)
+	_, err := checkDataset(&probe)
 	if err != nil {
 		c.add("dataset %q: its description does not pass: %v", d.ID, err)
 		return nil
 	}
-	sc := attrScanner{attrs: probe.Attributes, names: names, seen: make([]uint32, len(probe.Attributes))}
+	sc := attrChecker(probe.Attributes)
 	where := "dataset " + strconv.Quote(d.ID) + ", version " + strconv.Itoa(d.Version)
 	nFrames, nFeats := 0, 0
 	fc := feats.Cursor()
@@ -470,7 +472,7 @@ func (s *Store) checkVersion(versions *bbolt.Bucket, d Dataset, c *checker) erro
 		}
 		attrs := val[n:]
 		if len(attrs) > 0 {
-			if _, err := sc.scan(attrs); err != nil {
+			if _, err := sc.Check(attrs); err != nil {
 				c.add("%s, frame %d: attributes: %v", where, frame, err)
 			}
 		} else if count == 0 {

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -51,11 +53,11 @@ func (s *Store) Compact(ctx context.Context) (rep CompactReport, err error) {
 	rep.Path = s.path
 	old := s.current()
 	if old.IsReadOnly() {
-		return rep, errorf(ErrInvalid, nil, "data file %q is open read-only: cannot compact it", s.path)
+		return rep, state.Errorf(state.ErrInvalid, "data file %q is open read-only: cannot compact it", s.path)
 	}
 	mu := s.importLock()
 	if !mu.TryLock() {
-		return rep, errorf(ErrInvalid, nil, "an import is running on %q: compact it when the import has finished", s.path)
+		return rep, state.Errorf(state.ErrInvalid, "an import is running on %q: compact it when the import has finished", s.path)
 	}
 	defer mu.Unlock()
 	defer s.recoverCorrupt(&err)
@@ -209,7 +211,7 @@ func copyTx(ctx context.Context, dst *bbolt.DB, src *bbolt.Tx) ([]string, error)
 		err := ds.ForEach(func(k, v []byte) error {
 			version, err := liveVersion(ds, string(k))
 			if err != nil {
-				return errorf(ErrCorrupt, err, "dataset %q: %v", k, err)
+				return state.Wrapf(state.ErrCorrupt, err, "dataset %q: %v", k, err)
 			}
 			live[string(versionBucketName(string(k), version))] = true
 			return nil

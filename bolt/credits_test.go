@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -20,7 +22,7 @@ import (
 // (none when balance is 0).
 func mustAddOrg(tb testing.TB, s *Store, id, plan string, balance int64) {
 	tb.Helper()
-	if _, err := s.AddOrg(Org{ID: id, Plan: plan}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: id, Plan: plan}); err != nil {
 		tb.Fatal(err)
 	}
 	if balance != 0 {
@@ -33,14 +35,14 @@ func mustAddOrg(tb testing.TB, s *Store, id, plan string, balance int64) {
 func TestPlanAllowance(t *testing.T) {
 	// The spec's Allowances table.
 	want := map[string]int{"trial": 100, "pro": 2000, "scale": 20000}
-	if !reflect.DeepEqual(PlanAllowance, want) {
-		t.Errorf("PlanAllowance = %v, want %v", PlanAllowance, want)
+	if !reflect.DeepEqual(state.PlanAllowance, want) {
+		t.Errorf("PlanAllowance = %v, want %v", state.PlanAllowance, want)
 	}
-	if DailyCeiling != 1000 {
-		t.Errorf("DailyCeiling = %d, want 1000", DailyCeiling)
+	if state.DailyCeiling != 1000 {
+		t.Errorf("DailyCeiling = %d, want 1000", state.DailyCeiling)
 	}
 	for plan := range want {
-		if err := checkPlan(plan); err != nil {
+		if err := state.CheckPlan(plan); err != nil {
 			t.Errorf("checkPlan(%q) = %v", plan, err)
 		}
 	}
@@ -57,11 +59,11 @@ func TestStore_SetPlan(t *testing.T) {
 		{name: "trial to pro", org: "acme", plan: "pro"},
 		{name: "trial to scale", org: "acme", plan: "scale"},
 		{name: "same plan", org: "acme", plan: "trial"},
-		{name: "unknown plan", org: "acme", plan: "gold", wantErr: ErrInvalid, text: `invalid plan "gold": must be trial, pro or scale`},
-		{name: "empty plan", org: "acme", plan: "", wantErr: ErrInvalid, text: `invalid plan "": must be trial, pro or scale`},
-		{name: "plan in capitals", org: "acme", plan: "Pro", wantErr: ErrInvalid, text: `invalid plan "Pro"`},
-		{name: "unknown organisation", org: "nope", plan: "pro", wantErr: ErrNotFound, text: `organisation "nope" not found`},
-		{name: "empty organisation", org: "", plan: "pro", wantErr: ErrNotFound, text: `organisation "" not found`},
+		{name: "unknown plan", org: "acme", plan: "gold", wantErr: state.ErrInvalid, text: `invalid plan "gold": must be trial, pro or scale`},
+		{name: "empty plan", org: "acme", plan: "", wantErr: state.ErrInvalid, text: `invalid plan "": must be trial, pro or scale`},
+		{name: "plan in capitals", org: "acme", plan: "Pro", wantErr: state.ErrInvalid, text: `invalid plan "Pro"`},
+		{name: "unknown organisation", org: "nope", plan: "pro", wantErr: state.ErrNotFound, text: `organisation "nope" not found`},
+		{name: "empty organisation", org: "", plan: "pro", wantErr: state.ErrNotFound, text: `organisation "" not found`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,7 +95,7 @@ func TestStore_SetPlan(t *testing.T) {
 			if stored, _ := s.Org("acme"); stored != want {
 				t.Errorf("stored %+v, want %+v", stored, want)
 			}
-			if u, _ := s.Usage("acme", testNow); u.Plan != tt.plan || u.Allowance != PlanAllowance[tt.plan] {
+			if u, _ := s.Usage("acme", testNow); u.Plan != tt.plan || u.Allowance != state.PlanAllowance[tt.plan] {
 				t.Errorf("Usage after SetPlan: plan %q allowance %d", u.Plan, u.Allowance)
 			}
 		})
@@ -102,12 +104,12 @@ func TestStore_SetPlan(t *testing.T) {
 
 func TestStore_AddOrgRefusesCredits(t *testing.T) {
 	s := MustOpenStore(t)
-	_, err := s.AddOrg(Org{ID: "acme", Credits: 50})
-	if !errors.Is(err, ErrInvalid) {
+	_, err := s.AddOrg(state.Org{ID: "acme", Credits: 50})
+	if !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("AddOrg with credits: %v, want ErrInvalid", err)
 	}
 	assertErrText(t, err, "starts with 0 credits", "asked for 50")
-	if _, err := s.Org("acme"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Org("acme"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("refused AddOrg stored the organisation: %v", err)
 	}
 }
@@ -135,18 +137,18 @@ func TestStore_AddCredits(t *testing.T) {
 		{name: "note with non-ASCII text", start: 0, n: 1, note: "Grant — Ọ̀yọ́ State office", kind: "grant"},
 		{name: "largest balance", start: math.MaxInt64 - 1, n: 1, note: "x", kind: "grant"},
 
-		{name: "below zero", start: 5, n: -10, note: "x", wantErr: ErrInvalid, text: "organisation acme has 5 credits; cannot remove 10"},
-		{name: "from nothing", start: 0, n: -1, note: "x", wantErr: ErrInvalid, text: "organisation acme has 0 credits; cannot remove 1"},
-		{name: "one credit", start: 1, n: -2, note: "x", wantErr: ErrInvalid, text: "organisation acme has 1 credit; cannot remove 2"},
-		{name: "most negative change", start: 5, n: math.MinInt64, note: "x", wantErr: ErrInvalid, text: "cannot remove 9223372036854775808"},
-		{name: "past the largest balance", start: math.MaxInt64, n: 1, note: "x", wantErr: ErrInvalid, text: "adding 1 would pass the largest balance"},
-		{name: "zero", start: 5, n: 0, note: "x", wantErr: ErrInvalid, text: "0 credits"},
-		{name: "no note", start: 5, n: 10, note: "", wantErr: ErrInvalid, text: "a note is required"},
-		{name: "blank note", start: 5, n: 10, note: " \t ", wantErr: ErrInvalid, text: "a note is required"},
-		{name: "note of 201 characters", start: 5, n: 10, note: strings.Repeat("é", 201), wantErr: ErrInvalid, text: "201 characters, at most 200"},
-		{name: "note with a newline", start: 5, n: 10, note: "line one\nline two", wantErr: ErrInvalid, text: "control character U+000A"},
-		{name: "note not UTF-8", start: 5, n: 10, note: "\xff", wantErr: ErrInvalid, text: "not UTF-8"},
-		{name: "unknown organisation", start: 5, org: "nope", n: 10, note: "x", wantErr: ErrNotFound, text: `organisation "nope" not found`},
+		{name: "below zero", start: 5, n: -10, note: "x", wantErr: state.ErrInvalid, text: "organisation acme has 5 credits; cannot remove 10"},
+		{name: "from nothing", start: 0, n: -1, note: "x", wantErr: state.ErrInvalid, text: "organisation acme has 0 credits; cannot remove 1"},
+		{name: "one credit", start: 1, n: -2, note: "x", wantErr: state.ErrInvalid, text: "organisation acme has 1 credit; cannot remove 2"},
+		{name: "most negative change", start: 5, n: math.MinInt64, note: "x", wantErr: state.ErrInvalid, text: "cannot remove 9223372036854775808"},
+		{name: "past the largest balance", start: math.MaxInt64, n: 1, note: "x", wantErr: state.ErrInvalid, text: "adding 1 would pass the largest balance"},
+		{name: "zero", start: 5, n: 0, note: "x", wantErr: state.ErrInvalid, text: "0 credits"},
+		{name: "no note", start: 5, n: 10, note: "", wantErr: state.ErrInvalid, text: "a note is required"},
+		{name: "blank note", start: 5, n: 10, note: " \t ", wantErr: state.ErrInvalid, text: "a note is required"},
+		{name: "note of 201 characters", start: 5, n: 10, note: strings.Repeat("é", 201), wantErr: state.ErrInvalid, text: "201 characters, at most 200"},
+		{name: "note with a newline", start: 5, n: 10, note: "line one\nline two", wantErr: state.ErrInvalid, text: "control character U+000A"},
+		{name: "note not UTF-8", start: 5, n: 10, note: "\xff", wantErr: state.ErrInvalid, text: "not UTF-8"},
+		{name: "unknown organisation", start: 5, org: "nope", n: 10, note: "x", wantErr: state.ErrNotFound, text: `organisation "nope" not found`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,7 +184,7 @@ func TestStore_AddCredits(t *testing.T) {
 			}
 			wantOrg := before
 			wantOrg.Credits = tt.start + tt.n
-			wantEntry := LedgerEntry{Seq: uint64(len(beforeLedger)) + 1, Time: wantTime, Kind: tt.kind,
+			wantEntry := state.LedgerEntry{Seq: uint64(len(beforeLedger)) + 1, Time: wantTime, Kind: tt.kind,
 				Credits: tt.n, Balance: tt.start + tt.n, Note: tt.note}
 			if o != wantOrg {
 				t.Errorf("org = %+v, want %+v", o, wantOrg)
@@ -204,7 +206,7 @@ func TestStore_AddCredits(t *testing.T) {
 	}
 }
 
-func mustOrgLedger(tb testing.TB, s *Store, id string) (Org, []LedgerEntry) {
+func mustOrgLedger(tb testing.TB, s *Store, id string) (state.Org, []state.LedgerEntry) {
 	tb.Helper()
 	o, entries, err := s.OrgLedger(id, 0)
 	if err != nil {
@@ -272,7 +274,7 @@ func TestStore_Ledger(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"nope", ""} {
-		if _, err := s.Ledger(id, 0); !errors.Is(err, ErrNotFound) {
+		if _, err := s.Ledger(id, 0); !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("Ledger(%q) error = %v, want ErrNotFound", id, err)
 		}
 	}
@@ -299,7 +301,7 @@ func TestStore_BalanceIsLedgerSum(t *testing.T) {
 				}
 				o, e, err := s.AddCredits("acme", n, "step", testNow.Add(time.Duration(i)*time.Second))
 				if model+n < 0 {
-					if !errors.Is(err, ErrInvalid) {
+					if !errors.Is(err, state.ErrInvalid) {
 						t.Fatalf("step %d: removing %d from %d: %v, want ErrInvalid", i, -n, model, err)
 					}
 					refused++
@@ -373,7 +375,7 @@ func TestStore_AddCreditsConcurrent(t *testing.T) {
 		switch {
 		case err == nil:
 			ok++
-		case errors.Is(err, ErrInvalid) && strings.Contains(err.Error(), "has 0 credits; cannot remove 1"):
+		case errors.Is(err, state.ErrInvalid) && strings.Contains(err.Error(), "has 0 credits; cannot remove 1"):
 			refused++
 		default:
 			t.Errorf("unexpected error: %v", err)
@@ -431,7 +433,7 @@ func TestStore_OldFile(t *testing.T) {
 	}
 
 	s := mustOpenStoreOpts(t, path, Options{})
-	want := Org{ID: "acme", Name: "Acme Surveys", Plan: "pro", Created: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
+	want := state.Org{ID: "acme", Name: "Acme Surveys", Plan: "pro", Created: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
 	if o, err := s.Org("acme"); err != nil || o != want {
 		t.Fatalf("Org = %+v, %v; want %+v", o, err, want)
 	}
@@ -442,7 +444,7 @@ func TestStore_OldFile(t *testing.T) {
 		t.Fatalf("Ledger = %+v, %v; want none", l, err)
 	}
 	u, err := s.Usage("acme", testNow)
-	wantUsage := Usage{OrgID: "acme", Plan: "pro", Month: "2025-03", Day: "2025-03-14", Allowance: 2000, DailyCeiling: 1000}
+	wantUsage := state.Usage{OrgID: "acme", Plan: "pro", Month: "2025-03", Day: "2025-03-14", Allowance: 2000, DailyCeiling: 1000}
 	if err != nil || !reflect.DeepEqual(u, wantUsage) {
 		t.Fatalf("Usage = %+v, %v; want %+v", u, err, wantUsage)
 	}
@@ -470,7 +472,7 @@ func TestStore_OldFile(t *testing.T) {
 // exactly as builds before credits stored it, so they can still read it.
 func TestStore_NewOrgRecordUnchanged(t *testing.T) {
 	s := MustOpenStore(t)
-	if _, err := s.AddOrg(Org{ID: "acme", Name: "Acme", Plan: "pro", Created: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme", Name: "Acme", Plan: "pro", Created: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
 	want := `{"id":"acme","name":"Acme","plan":"pro","created":"2025-01-02T03:04:05Z"}`
@@ -531,7 +533,7 @@ func TestStore_LedgerCorrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := s.Ledger("acme", 0)
-			if !errors.Is(err, ErrCorrupt) {
+			if !errors.Is(err, state.ErrCorrupt) {
 				t.Fatalf("Ledger error = %v, want ErrCorrupt", err)
 			}
 			assertErrText(t, err, `ledger of organisation "acme"`, tt.text)
@@ -560,7 +562,7 @@ func TestStore_OrgCorruptCredits(t *testing.T) {
 				"Usage":      func() error { _, err := s.Usage("acme", testNow); return err }(),
 				"Ledger":     func() error { _, err := s.Ledger("acme", 0); return err }(),
 			} {
-				if !errors.Is(err, ErrCorrupt) {
+				if !errors.Is(err, state.ErrCorrupt) {
 					t.Errorf("%s error = %v, want ErrCorrupt", what, err)
 				}
 			}

@@ -7,77 +7,11 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"time"
-	"unicode"
-	"unicode/utf8"
+
+	"frameindex/state"
 
 	bbolt "go.etcd.io/bbolt"
 )
-
-// Attribute types and aggregations (contract §7).
-const (
-	TypeNumber   = "number"
-	TypeCategory = "category"
-	TypeText     = "text"
-
-	AggSum  = "sum"
-	AggMean = "mean"
-	AggMode = "mode"
-)
-
-// Attribute declares one attribute a dataset records per frame.
-type Attribute struct {
-	Name        string   `json:"name"`  // key in the frame's attributes object; ^[A-Za-z0-9_]{1,64}$
-	Label       string   `json:"label"` // display text, e.g. "Estimated population"
-	Unit        string   `json:"unit,omitempty"`
-	Type        string   `json:"type"`        // number | category | text
-	Aggregation string   `json:"aggregation"` // sum | mean | mode (sum and mean only for numbers)
-	Year        int      `json:"year,omitempty"`
-	Aliases     []string `json:"aliases,omitempty"`
-}
-
-// Dataset is a dataset's description. Its frame records live in a bucket
-// of their own, one bucket per version.
-type Dataset struct {
-	ID          string      `json:"id"` // same rule as organisation ids
-	Name        string      `json:"name"`
-	Description string      `json:"description,omitempty"`
-	Owner       string      `json:"owner"` // organisation id
-	Attributes  []Attribute `json:"attributes,omitempty"`
-	Price       int64       `json:"price"` // credits a per-query licensee pays per contributing request (0 = free; the CLI defaults to 1)
-	Source      string      `json:"source,omitempty"`
-	Version     int         `json:"version"`  // set by ImportDataset
-	Frames      int         `json:"frames"`   // frames with a record, set by ImportDataset
-	Features    int         `json:"features"` // features in all, set by ImportDataset
-	ImportedAt  time.Time   `json:"importedAt"`
-}
-
-// Licence modes.
-const (
-	LicenceSubscription = "subscription"
-	LicencePerQuery     = "per_query"
-)
-
-// Licence lets an organisation read another's dataset.
-type Licence struct {
-	OrgID   string    `json:"org"`
-	Dataset string    `json:"dataset"`
-	Mode    string    `json:"mode"`
-	Granted time.Time `json:"granted"`
-}
-
-// Access is a dataset a key may read, and whether reading it is charged
-// per query.
-type Access struct {
-	Dataset  Dataset
-	PerQuery bool
-}
-
-// DatasetPrice names a per-query dataset and its price for Charge.
-type DatasetPrice struct {
-	ID    string
-	Price int64
-}
 
 // Bucket names of datasets; see the package comment for the layout.
 var (
@@ -106,58 +40,43 @@ const (
 // attrNamePattern is the syntax of attribute names.
 var attrNamePattern = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
 
-// checkText checks a free text (description, source, unit, alias): UTF-8
-// of at most max bytes; control characters other than newline and tab
-// only where multiline allows them.
-func checkText(what, text string, max int, multiline bool) error {
-	if len(text) > max || !utf8.ValidString(text) {
-		return errorf(ErrInvalid, nil, "invalid %s: must be UTF-8 text of at most %d bytes", what, max)
-	}
-	for _, r := range text {
-		if unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\t')) {
-			return errorf(ErrInvalid, nil, "invalid %s: control character %U", what, r)
-		}
-	}
-	return nil
-}
-
 // checkDataset validates and normalises a dataset description given to
 // ImportDataset: the id rule, the name (defaulting to the id), texts, the
 // price and every attribute. It returns the attribute index the record
 // checks use.
-func checkDataset(d *Dataset) (map[string]int, error) {
-	if !idPattern.MatchString(d.ID) {
-		return nil, errorf(ErrInvalid, nil, "invalid dataset id %q: must match %s (lowercase letters, digits, '_' and '-', up to 64)", d.ID, idRule)
+func checkDataset(d *state.Dataset) (map[string]int, error) {
+	if !state.ValidID(d.ID) {
+		return nil, state.Errorf(state.ErrInvalid, "invalid dataset id %q: must match %s (lowercase letters, digits, '_' and '-', up to 64)", d.ID, state.IDRule)
 	}
 	if d.Name == "" {
 		d.Name = d.ID
 	}
-	if err := checkName("dataset", d.Name); err != nil {
+	if err := state.CheckName("dataset", d.Name); err != nil {
 		return nil, err
 	}
-	if err := checkText("description of dataset "+d.ID, d.Description, maxTextLen, true); err != nil {
+	if err := state.CheckText("description of dataset "+d.ID, d.Description, maxTextLen, true); err != nil {
 		return nil, err
 	}
-	if err := checkText("source of dataset "+d.ID, d.Source, maxTextLen, true); err != nil {
+	if err := state.CheckText("source of dataset "+d.ID, d.Source, maxTextLen, true); err != nil {
 		return nil, err
 	}
 	if d.Owner == "" {
-		return nil, errorf(ErrInvalid, nil, "invalid dataset %s: no owner organisation", d.ID)
+		return nil, state.Errorf(state.ErrInvalid, "invalid dataset %s: no owner organisation", d.ID)
 	}
-	if err := checkPrice(d.ID, d.Price); err != nil {
+	if err := state.CheckPrice(d.ID, d.Price); err != nil {
 		return nil, err
 	}
 	if len(d.Attributes) > maxAttributes {
-		return nil, errorf(ErrInvalid, nil, "invalid dataset %s: %d attributes, at most %d", d.ID, len(d.Attributes), maxAttributes)
+		return nil, state.Errorf(state.ErrInvalid, "invalid dataset %s: %d attributes, at most %d", d.ID, len(d.Attributes), maxAttributes)
 	}
 	names := make(map[string]int, len(d.Attributes))
-	attrs := make([]Attribute, len(d.Attributes))
+	attrs := make([]state.Attribute, len(d.Attributes))
 	for i, a := range d.Attributes {
 		if err := checkAttribute(d.ID, &a); err != nil {
 			return nil, err
 		}
 		if _, dup := names[a.Name]; dup {
-			return nil, errorf(ErrInvalid, nil, "invalid dataset %s: attribute %q is declared twice", d.ID, a.Name)
+			return nil, state.Errorf(state.ErrInvalid, "invalid dataset %s: attribute %q is declared twice", d.ID, a.Name)
 		}
 		names[a.Name] = i
 		attrs[i] = a
@@ -170,61 +89,53 @@ func checkDataset(d *Dataset) (map[string]int, error) {
 	return names, nil
 }
 
-// checkPrice checks the credits a per-query licensee pays per request.
-func checkPrice(dataset string, credits int64) error {
-	if credits < 0 {
-		return errorf(ErrInvalid, nil, "invalid price %d for dataset %s: must be 0 (free) or more credits", credits, dataset)
-	}
-	return nil
-}
-
 // checkAttribute validates one attribute declaration, filling in the
 // label (the name) and, for categories and texts, the aggregation (mode).
-func checkAttribute(dataset string, a *Attribute) error {
+func checkAttribute(dataset string, a *state.Attribute) error {
 	if !attrNamePattern.MatchString(a.Name) {
-		return errorf(ErrInvalid, nil, "invalid attribute name %q in dataset %s: must match ^[A-Za-z0-9_]{1,64}$", a.Name, dataset)
+		return state.Errorf(state.ErrInvalid, "invalid attribute name %q in dataset %s: must match ^[A-Za-z0-9_]{1,64}$", a.Name, dataset)
 	}
 	where := fmt.Sprintf("attribute %s of dataset %s", a.Name, dataset)
 	if a.Label == "" {
 		a.Label = a.Name
 	}
-	if err := checkName(where, a.Label); err != nil {
+	if err := state.CheckName(where, a.Label); err != nil {
 		return err
 	}
-	if err := checkText("unit of "+where, a.Unit, maxNameLen, false); err != nil {
+	if err := state.CheckText("unit of "+where, a.Unit, state.MaxNameLen, false); err != nil {
 		return err
 	}
 	switch a.Type {
-	case TypeNumber:
+	case state.TypeNumber:
 		if a.Aggregation == "" {
-			return errorf(ErrInvalid, nil, "invalid %s: a number needs an aggregation, sum or mean (or mode)", where)
+			return state.Errorf(state.ErrInvalid, "invalid %s: a number needs an aggregation, sum or mean (or mode)", where)
 		}
-	case TypeCategory, TypeText:
+	case state.TypeCategory, state.TypeText:
 		if a.Aggregation == "" {
-			a.Aggregation = AggMode
+			a.Aggregation = state.AggMode
 		}
-		if a.Aggregation != AggMode {
-			return errorf(ErrInvalid, nil, "invalid %s: aggregation %q is only for numbers; a %s aggregates by mode", where, a.Aggregation, a.Type)
+		if a.Aggregation != state.AggMode {
+			return state.Errorf(state.ErrInvalid, "invalid %s: aggregation %q is only for numbers; a %s aggregates by mode", where, a.Aggregation, a.Type)
 		}
 	default:
-		return errorf(ErrInvalid, nil, "invalid %s: type %q must be number, category or text", where, a.Type)
+		return state.Errorf(state.ErrInvalid, "invalid %s: type %q must be number, category or text", where, a.Type)
 	}
 	switch a.Aggregation {
-	case AggSum, AggMean, AggMode:
+	case state.AggSum, state.AggMean, state.AggMode:
 	default:
-		return errorf(ErrInvalid, nil, "invalid %s: aggregation %q must be sum, mean or mode", where, a.Aggregation)
+		return state.Errorf(state.ErrInvalid, "invalid %s: aggregation %q must be sum, mean or mode", where, a.Aggregation)
 	}
 	if a.Year != 0 && (a.Year < minYear || a.Year > maxYear) {
-		return errorf(ErrInvalid, nil, "invalid %s: year %d must be between %d and %d (or none)", where, a.Year, minYear, maxYear)
+		return state.Errorf(state.ErrInvalid, "invalid %s: year %d must be between %d and %d (or none)", where, a.Year, minYear, maxYear)
 	}
 	if len(a.Aliases) > maxAliases {
-		return errorf(ErrInvalid, nil, "invalid %s: %d aliases, at most %d", where, len(a.Aliases), maxAliases)
+		return state.Errorf(state.ErrInvalid, "invalid %s: %d aliases, at most %d", where, len(a.Aliases), maxAliases)
 	}
 	for _, al := range a.Aliases {
 		if al == "" {
-			return errorf(ErrInvalid, nil, "invalid %s: an empty alias", where)
+			return state.Errorf(state.ErrInvalid, "invalid %s: an empty alias", where)
 		}
-		if err := checkText("alias of "+where, al, maxNameLen, false); err != nil {
+		if err := state.CheckText("alias of "+where, al, state.MaxNameLen, false); err != nil {
 			return err
 		}
 	}
@@ -237,10 +148,10 @@ func checkAttribute(dataset string, a *Attribute) error {
 
 // getDataset reads a dataset description inside tx; found is false when
 // there is none.
-func (s *Store) getDataset(tx *bbolt.Tx, id string) (Dataset, bool, error) {
+func (s *Store) getDataset(tx *bbolt.Tx, id string) (state.Dataset, bool, error) {
 	v := lookup(tx, bucketDatasets, id)
 	if v == nil {
-		return Dataset{}, false, nil
+		return state.Dataset{}, false, nil
 	}
 	d, err := s.decodeDataset(id, v)
 	return d, err == nil, err
@@ -248,8 +159,8 @@ func (s *Store) getDataset(tx *bbolt.Tx, id string) (Dataset, bool, error) {
 
 // decodeDataset decodes a stored dataset description, checking that it is
 // one this package could have written under that id.
-func (s *Store) decodeDataset(id string, v []byte) (Dataset, error) {
-	var d Dataset
+func (s *Store) decodeDataset(id string, v []byte) (state.Dataset, error) {
+	var d state.Dataset
 	err := decodeStrict(v, &d)
 	switch {
 	case err != nil:
@@ -263,43 +174,43 @@ func (s *Store) decodeDataset(id string, v []byte) (Dataset, error) {
 		err = errors.New("no owner")
 	}
 	if err != nil {
-		return Dataset{}, errorf(ErrCorrupt, err, "data file %q is corrupt: dataset %q: %v", s.path, id, err)
+		return state.Dataset{}, state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: dataset %q: %v", s.path, id, err)
 	}
 	return d, nil
 }
 
 // mustDataset is getDataset with ErrNotFound for a dataset that does not
 // exist.
-func (s *Store) mustDataset(tx *bbolt.Tx, id string) (Dataset, error) {
+func (s *Store) mustDataset(tx *bbolt.Tx, id string) (state.Dataset, error) {
 	d, found, err := s.getDataset(tx, id)
 	if err == nil && !found {
-		err = errorf(ErrNotFound, nil, "dataset %q not found", id)
+		err = state.Errorf(state.ErrNotFound, "dataset %q not found", id)
 	}
 	return d, err
 }
 
 // Dataset returns a dataset's description. Errors: ErrNotFound;
 // ErrCorrupt.
-func (s *Store) Dataset(id string) (Dataset, error) {
-	return viewValue(s, func(tx *bbolt.Tx) (Dataset, error) { return s.mustDataset(tx, id) })
+func (s *Store) Dataset(id string) (state.Dataset, error) {
+	return viewValue(s, func(tx *bbolt.Tx) (state.Dataset, error) { return s.mustDataset(tx, id) })
 }
 
 // Datasets returns every dataset, sorted by id. Errors: ErrCorrupt.
-func (s *Store) Datasets() ([]Dataset, error) {
+func (s *Store) Datasets() ([]state.Dataset, error) {
 	return viewValue(s, s.allDatasets)
 }
 
 // allDatasets reads every dataset description in tx, in id order (bbolt's
 // byte order is id order for ids of ASCII letters, digits, '_' and '-').
-func (s *Store) allDatasets(tx *bbolt.Tx) ([]Dataset, error) {
+func (s *Store) allDatasets(tx *bbolt.Tx) ([]state.Dataset, error) {
 	b := tx.Bucket(bucketDatasets)
 	if b == nil {
 		return nil, nil
 	}
-	var out []Dataset
+	var out []state.Dataset
 	err := b.ForEach(func(k, v []byte) error {
 		if v == nil {
-			return errorf(ErrCorrupt, nil, "data file %q is corrupt: datasets bucket holds a bucket %q", s.path, k)
+			return state.Errorf(state.ErrCorrupt, "data file %q is corrupt: datasets bucket holds a bucket %q", s.path, k)
 		}
 		d, err := s.decodeDataset(string(k), v)
 		if err != nil {
@@ -366,11 +277,11 @@ func (s *Store) removeDataset(tx *bbolt.Tx, id string) error {
 // request (0 = free) and returns the dataset as stored. It applies from
 // the next request that reads the dataset. Errors: ErrInvalid for a
 // negative price; ErrNotFound; ErrCorrupt.
-func (s *Store) SetPrice(id string, credits int64) (Dataset, error) {
-	if err := checkPrice(id, credits); err != nil {
-		return Dataset{}, err
+func (s *Store) SetPrice(id string, credits int64) (state.Dataset, error) {
+	if err := state.CheckPrice(id, credits); err != nil {
+		return state.Dataset{}, err
 	}
-	var d Dataset
+	var d state.Dataset
 	err := s.update(func(tx *bbolt.Tx) error {
 		var err error
 		if d, err = s.mustDataset(tx, id); err != nil || d.Price == credits {
@@ -380,7 +291,7 @@ func (s *Store) SetPrice(id string, credits int64) (Dataset, error) {
 		return putJSON(tx.Bucket(bucketDatasets), []byte(id), d)
 	})
 	if err != nil {
-		return Dataset{}, err
+		return state.Dataset{}, err
 	}
 	return d, nil
 }

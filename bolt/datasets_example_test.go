@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // Import a dataset, license it per query to another organisation, and
@@ -18,16 +19,16 @@ func ExampleStore_ImportDataset() {
 
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, id := range []string{"census", "lagos-gis"} {
-		if _, err := s.AddOrg(bolt.Org{ID: id}); err != nil {
+		if _, err := s.AddOrg(state.Org{ID: id}); err != nil {
 			log.Fatal(err)
 		}
 	}
 	if _, _, err := s.AddCredits("lagos-gis", 1, "trial credit", now); err != nil {
 		log.Fatal(err)
 	}
-	d, err := s.ImportDataset(bolt.Dataset{
+	d, err := s.ImportDataset(state.Dataset{
 		ID: "population", Name: "Estimated population", Owner: "census", Price: 1,
-		Attributes: []bolt.Attribute{{Name: "population_2020", Label: "Estimated population", Type: bolt.TypeNumber, Aggregation: bolt.AggSum, Year: 2020}},
+		Attributes: []state.Attribute{{Name: "population_2020", Label: "Estimated population", Type: state.TypeNumber, Aggregation: state.AggSum, Year: 2020}},
 	}, []bolt.FrameRecord{
 		{Frame: 433102008, Attrs: []byte(`{"population_2020":1234.5}`)},
 		{Frame: 433102007, Attrs: []byte(`{"population_2020":88}`)},
@@ -36,11 +37,11 @@ func ExampleStore_ImportDataset() {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s version %d: %d frames\n", d.ID, d.Version, d.Frames)
-	if _, err := s.GrantLicence("lagos-gis", "population", bolt.LicencePerQuery, now); err != nil {
+	if _, err := s.GrantLicence("lagos-gis", "population", state.LicencePerQuery, now); err != nil {
 		log.Fatal(err)
 	}
 
-	key := bolt.Key{ID: "key_example", OrgID: "lagos-gis"}
+	key := state.Key{ID: "key_example", OrgID: "lagos-gis"}
 	for _, request := range []string{"req-1", "req-2"} {
 		access, err := s.Readable(key)
 		if err != nil {
@@ -55,7 +56,7 @@ func ExampleStore_ImportDataset() {
 				fmt.Printf("frame %d: %s %s\n", f.Frame, e.Dataset, e.Attrs)
 			}
 		}
-		charged, leftOut, err := s.Charge(key.OrgID, key.ID, request, []bolt.DatasetPrice{{ID: "population", Price: access[0].Dataset.Price}}, now)
+		charged, leftOut, err := s.Charge(key.OrgID, key.ID, request, []state.DatasetPrice{{ID: "population", Price: access[0].Dataset.Price}}, now)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -5,24 +5,26 @@ import (
 	"reflect"
 	"testing"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
 // popDataset is a dataset of acme with one number, one category and one
 // text attribute.
-func popDataset() Dataset {
-	return Dataset{
+func popDataset() state.Dataset {
+	return state.Dataset{
 		ID: "population", Name: "Estimated population", Owner: "acme", Price: 2,
-		Attributes: []Attribute{
-			{Name: "population_2020", Label: "Estimated population", Unit: "people", Type: TypeNumber, Aggregation: AggSum, Year: 2020, Aliases: []string{"people", "residents"}},
-			{Name: "class", Label: "Settlement class", Type: TypeCategory},
-			{Name: "note", Type: TypeText, Aggregation: AggMode},
+		Attributes: []state.Attribute{
+			{Name: "population_2020", Label: "Estimated population", Unit: "people", Type: state.TypeNumber, Aggregation: state.AggSum, Year: 2020, Aliases: []string{"people", "residents"}},
+			{Name: "class", Label: "Settlement class", Type: state.TypeCategory},
+			{Name: "note", Type: state.TypeText, Aggregation: state.AggMode},
 		},
 	}
 }
 
 // mustImport imports records into d and fails the test on error.
-func mustImport(tb testing.TB, s *Store, d Dataset, records []FrameRecord) Dataset {
+func mustImport(tb testing.TB, s *Store, d state.Dataset, records []FrameRecord) state.Dataset {
 	tb.Helper()
 	got, err := s.ImportDataset(d, records, testNow)
 	if err != nil {
@@ -64,7 +66,7 @@ func TestStore_DatasetsRemoveSetPrice(t *testing.T) {
 		t.Fatalf("Datasets on a new file = %v, %v; want none", all, err)
 	}
 	for _, id := range []string{"roads", "a-b", "a_b", "a"} {
-		mustImport(t, s, Dataset{ID: id, Owner: "acme"}, []FrameRecord{{Frame: 3, Features: [][]byte{feature(id)}}})
+		mustImport(t, s, state.Dataset{ID: id, Owner: "acme"}, []FrameRecord{{Frame: 3, Features: [][]byte{feature(id)}}})
 	}
 	all, err := s.Datasets()
 	if err != nil {
@@ -88,29 +90,29 @@ func TestStore_DatasetsRemoveSetPrice(t *testing.T) {
 	if d, _ := s.Dataset("roads"); d.Price != 5 {
 		t.Errorf("stored price %d, want 5", d.Price)
 	}
-	if _, err := s.SetPrice("roads", -1); !errors.Is(err, ErrInvalid) {
+	if _, err := s.SetPrice("roads", -1); !errors.Is(err, state.ErrInvalid) {
 		t.Errorf("SetPrice(-1) = %v, want ErrInvalid", err)
 	}
-	if _, err := s.SetPrice("nope", 1); !errors.Is(err, ErrNotFound) {
+	if _, err := s.SetPrice("nope", 1); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("SetPrice(nope) = %v, want ErrNotFound", err)
 	}
-	if _, err := s.Dataset("nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Dataset("nope"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Dataset(nope) = %v, want ErrNotFound", err)
 	}
 
-	if _, err := s.GrantLicence("beta", "roads", LicencePerQuery, testNow); err != nil {
+	if _, err := s.GrantLicence("beta", "roads", state.LicencePerQuery, testNow); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.GrantLicence("beta", "a", LicenceSubscription, testNow); err != nil {
+	if _, err := s.GrantLicence("beta", "a", state.LicenceSubscription, testNow); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.RemoveDataset("roads"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RemoveDataset("roads"); !errors.Is(err, ErrNotFound) {
+	if err := s.RemoveDataset("roads"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("second RemoveDataset = %v, want ErrNotFound", err)
 	}
-	if _, err := s.Dataset("roads"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Dataset("roads"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Dataset after removal = %v, want ErrNotFound", err)
 	}
 	lic, err := s.Licences("")
@@ -125,7 +127,7 @@ func TestStore_DatasetsRemoveSetPrice(t *testing.T) {
 		t.Errorf("ReadFrames after removal = %s, %v", dumpFD(fd), err)
 	}
 	// The id can be used again, by anyone, from version 1.
-	if d := mustImport(t, s, Dataset{ID: "roads", Owner: "beta"}, nil); d.Version != 1 {
+	if d := mustImport(t, s, state.Dataset{ID: "roads", Owner: "beta"}, nil); d.Version != 1 {
 		t.Errorf("re-created dataset has version %d, want 1", d.Version)
 	}
 }
@@ -152,11 +154,11 @@ func TestStore_DatasetCorrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := s.Dataset("population")
-			if !errors.Is(err, ErrCorrupt) {
+			if !errors.Is(err, state.ErrCorrupt) {
 				t.Fatalf("Dataset error = %v, want ErrCorrupt", err)
 			}
 			assertErrText(t, err, tt.text)
-			if _, err := s.Datasets(); !errors.Is(err, ErrCorrupt) {
+			if _, err := s.Datasets(); !errors.Is(err, state.ErrCorrupt) {
 				t.Errorf("Datasets error = %v, want ErrCorrupt", err)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // exampleStore creates a data file in a new temporary directory; done
@@ -42,24 +43,24 @@ func Example() {
 	}
 	fmt.Println("grid:", info.Kind, info.Frames, "frames")
 
-	if _, err := s.AddOrg(bolt.Org{ID: "acme", Name: "Acme Surveys"}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme", Name: "Acme Surveys"}); err != nil {
 		log.Fatal(err)
 	}
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	key, secret, err := s.MintKey(bolt.MintRequest{OrgID: "acme", Preset: "analyst", TTL: 30 * 24 * time.Hour, Now: now})
+	key, secret, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "analyst", TTL: 30 * 24 * time.Hour, Now: now})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("secret:", secret[:len(bolt.SecretPrefix)]+"…", len(secret), "characters")
+	fmt.Println("secret:", secret[:len(state.SecretPrefix)]+"…", len(secret), "characters")
 
 	ring, err := s.Keyring()
 	if err != nil {
 		log.Fatal(err)
 	}
 	found, err := ring.Lookup(secret, now.Add(time.Hour))
-	fmt.Println("lookup:", found.ID == key.ID, err, found.Has(bolt.CapAskQuery), found.Has(bolt.CapFeatureRead))
+	fmt.Println("lookup:", found.ID == key.ID, err, found.Has(state.CapAskQuery), found.Has(state.CapFeatureRead))
 	_, err = ring.Lookup(secret, now.AddDate(0, 2, 0))
-	fmt.Println("two months on:", errors.Is(err, bolt.ErrExpiredKey))
+	fmt.Println("two months on:", errors.Is(err, state.ErrExpiredKey))
 	// Output:
 	// grid: lattice 10 frames
 	// secret: svc_sk_… 50 characters
@@ -71,7 +72,7 @@ func Example() {
 func ExampleStore_AddCredits() {
 	s, done := exampleStore()
 	defer done()
-	if _, err := s.AddOrg(bolt.Org{ID: "acme", Plan: "pro"}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme", Plan: "pro"}); err != nil {
 		log.Fatal(err)
 	}
 

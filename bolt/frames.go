@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -96,7 +98,7 @@ func (s *Store) ReadFrames(ids []string, frames []uint64, withFeatures bool, fea
 			}
 			ver, err := liveVersion(datasets, id)
 			if err != nil {
-				return errorf(ErrCorrupt, err, "data file %q is corrupt: dataset %q: %v", s.path, id, err)
+				return state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: dataset %q: %v", s.path, id, err)
 			}
 			if ver == 0 {
 				continue
@@ -107,7 +109,7 @@ func (s *Store) ReadFrames(ids []string, frames []uint64, withFeatures bool, fea
 				fr, fe = vb.Bucket(bucketVFrames), vb.Bucket(bucketVFeats)
 			}
 			if fr == nil || fe == nil {
-				return errorf(ErrCorrupt, nil, "data file %q is corrupt: the records of dataset %q, version %d, are missing", s.path, id, ver)
+				return state.Errorf(state.ErrCorrupt, "data file %q is corrupt: the records of dataset %q, version %d, are missing", s.path, id, ver)
 			}
 			src = append(src, readSource{id: id, frames: fr.Cursor(), feats: fe.Cursor(), room: featureCap})
 		}
@@ -129,7 +131,7 @@ func (s *Store) ReadFrames(ids []string, frames []uint64, withFeatures bool, fea
 				}
 				count, n := binary.Uvarint(v)
 				if n <= 0 || count > math.MaxUint32 {
-					return errorf(ErrCorrupt, nil, "data file %q is corrupt: dataset %q, frame %d: bad feature count", s.path, r.id, frame)
+					return state.Errorf(state.ErrCorrupt, "data file %q is corrupt: dataset %q, frame %d: bad feature count", s.path, r.id, frame)
 				}
 				e := DatasetFrame{Dataset: r.id, FeatureCount: int(count)}
 				if len(v) > n {
@@ -144,7 +146,7 @@ func (s *Store) ReadFrames(ids []string, frames []uint64, withFeatures bool, fea
 							e.Features = append(e.Features, arena.copy(fv))
 						}
 						if len(e.Features) < take {
-							return errorf(ErrCorrupt, nil, "data file %q is corrupt: dataset %q, frame %d: %d features stored, %d counted", s.path, r.id, frame, len(e.Features), count)
+							return state.Errorf(state.ErrCorrupt, "data file %q is corrupt: dataset %q, frame %d: %d features stored, %d counted", s.path, r.id, frame, len(e.Features), count)
 						}
 						r.room -= take
 					}

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"frameindex/state"
 )
 
 func dumpFD(fd []FrameData) string {
@@ -30,12 +32,12 @@ func TestStore_ReadFramesFeatureCap(t *testing.T) {
 		}
 		return out
 	}
-	mustImport(t, s, Dataset{ID: "b", Owner: "acme"}, []FrameRecord{
+	mustImport(t, s, state.Dataset{ID: "b", Owner: "acme"}, []FrameRecord{
 		{Frame: 1, Features: feats(1, 3)},
 		{Frame: 2, Features: feats(2, 4)},
 		{Frame: 3, Features: feats(3, 2)},
 	})
-	mustImport(t, s, Dataset{ID: "a", Owner: "acme", Attributes: []Attribute{{Name: "v", Type: TypeNumber, Aggregation: AggMean}}}, []FrameRecord{
+	mustImport(t, s, state.Dataset{ID: "a", Owner: "acme", Attributes: []state.Attribute{{Name: "v", Type: state.TypeNumber, Aggregation: state.AggMean}}}, []FrameRecord{
 		{Frame: 2, Attrs: []byte(`{"v":1}`), Features: feats(2, 6)},
 		{Frame: 3, Attrs: []byte(`{"v":2}`)},
 	})
@@ -147,9 +149,9 @@ func dataStore(b *testing.B, n int) (*Store, []string) {
 	mustAddOrg(b, s, "acme", "pro", 0)
 	ids := []string{"admin", "buildings", "health", "population", "roads", "settlement"}
 	for _, id := range ids {
-		d := Dataset{ID: id, Owner: "acme", Attributes: []Attribute{
-			{Name: "value", Type: TypeNumber, Aggregation: AggSum},
-			{Name: "name", Type: TypeCategory},
+		d := state.Dataset{ID: id, Owner: "acme", Attributes: []state.Attribute{
+			{Name: "value", Type: state.TypeNumber, Aggregation: state.AggSum},
+			{Name: "name", Type: state.TypeCategory},
 		}}
 		records := make([]FrameRecord, n)
 		for i := range records {

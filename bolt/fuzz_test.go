@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"frameindex/grid"
+	"frameindex/state"
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -25,14 +26,14 @@ func FuzzParseTTL(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := ParseTTL(s)
+		d, err := state.ParseTTL(s)
 		if err != nil {
-			if !errors.Is(err, ErrInvalid) {
+			if !errors.Is(err, state.ErrInvalid) {
 				t.Fatalf("ParseTTL(%q) error %v is not ErrInvalid", s, err)
 			}
 			return
 		}
-		if d <= 0 || d > MaxTTL {
+		if d <= 0 || d > state.MaxTTL {
 			t.Fatalf("ParseTTL(%q) = %v, outside (0, 366 days]", s, d)
 		}
 	})
@@ -116,21 +117,21 @@ func FuzzParseHeader(f *testing.F) {
 	f.Add([]byte{})                     // empty
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p := parseHeader(b, int64(len(b)))
-		if p != nil && p.kind != ErrForeign && p.kind != ErrCorrupt {
+		if p != nil && p.kind != ErrForeign && p.kind != state.ErrCorrupt {
 			t.Fatalf("parseHeader kind %v", p.kind)
 		}
 	})
 }
 
 func FuzzDecodeKey(f *testing.F) {
-	k := Key{
+	k := state.Key{
 		ID: "key_abcdefghijkl", OrgID: "acme", Name: "n", Preset: "full",
-		Caps:     Presets["full"],
+		Caps:     state.Presets["full"],
 		Datasets: []string{"pop"},
-		Digest:   Digest("svc_sk_x"),
-		Created:  testNow, Expires: testNow.Add(DefaultTTL), Revoked: testNow.Add(time.Hour),
+		Digest:   state.Digest("svc_sk_x"),
+		Created:  testNow, Expires: testNow.Add(state.DefaultTTL), Revoked: testNow.Add(time.Hour),
 	}
-	good, _ := json.Marshal(k.record())
+	good, _ := json.Marshal(recordOf(k))
 	f.Add("key_abcdefghijkl", good)               // a revoked key as MintKey and RevokeKey write it
 	f.Add("key_other", good)                      // stored under another id
 	f.Add("key_abcdefghijkl", []byte(`{}`))       // empty record
@@ -142,7 +143,7 @@ func FuzzDecodeKey(f *testing.F) {
 			return
 		}
 		// A decoded key survives its own round trip.
-		enc, err := json.Marshal(k.record())
+		enc, err := json.Marshal(recordOf(k))
 		if err != nil {
 			t.Fatalf("re-encoding: %v", err)
 		}
@@ -169,7 +170,7 @@ func FuzzOpen(f *testing.F) {
 		f.Fatal(err)
 	}
 	if err := s.update(func(tx *bbolt.Tx) error {
-		_, err := s.addCounter(tx, "acme", chargesCounter(monthOf(testNow), "roads"), 1, 2)
+		_, err := s.addCounter(tx, "acme", state.ChargesCounter(state.MonthOf(testNow), "roads"), 1, 2)
 		return err
 	}); err != nil {
 		f.Fatal(err)
@@ -188,7 +189,7 @@ func FuzzOpen(f *testing.F) {
 		}
 		s, err := Open(path, Options{ReadOnly: true, Timeout: shortTimeout})
 		if err != nil {
-			for _, kind := range []error{ErrForeign, ErrCorrupt, ErrNewerSchema} {
+			for _, kind := range []error{ErrForeign, state.ErrCorrupt, ErrNewerSchema} {
 				if errors.Is(err, kind) {
 					return
 				}
@@ -205,7 +206,7 @@ func FuzzOpen(f *testing.F) {
 }
 
 func FuzzDecodeLedgerEntry(f *testing.F) {
-	e := LedgerEntry{Seq: 7, Time: testNow, Kind: LedgerAdjust, Credits: -3, Balance: 12, Note: "refund — Ọ̀yọ́",
+	e := state.LedgerEntry{Seq: 7, Time: testNow, Kind: state.LedgerAdjust, Credits: -3, Balance: 12, Note: "refund — Ọ̀yọ́",
 		KeyID: "key_abcdefghijkl", Dataset: "roads", RequestID: "req-1"}
 	good, _ := json.Marshal(e)
 	f.Add(ledgerKey(7), good)                                                                                                        // an entry with every field

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"frameindex/grid"
+	"frameindex/state"
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -59,7 +60,7 @@ func (s *Store) PutLattice(runs []grid.Run, source string) (GridInfo, error) {
 		return GridInfo{}, err
 	}
 	if len(runs) == 0 {
-		return GridInfo{}, errorf(ErrInvalid, nil, "invalid lattice: no runs")
+		return GridInfo{}, state.Errorf(state.ErrInvalid, "invalid lattice: no runs")
 	}
 	frames := 0
 	minRow, maxRow := runs[0].Row, runs[0].Row
@@ -79,7 +80,7 @@ func (s *Store) PutLattice(runs []grid.Run, source string) (GridInfo, error) {
 			why = fmt.Sprintf("overlaps or precedes the run before it (cols %d..%d)", runs[i-1].Col0, runs[i-1].Col1)
 		}
 		if why != "" {
-			return GridInfo{}, errorf(ErrInvalid, nil, "invalid lattice: run %d (row %d, cols %d..%d): %s", i, r.Row, r.Col0, r.Col1, why)
+			return GridInfo{}, state.Errorf(state.ErrInvalid, "invalid lattice: run %d (row %d, cols %d..%d): %s", i, r.Row, r.Col0, r.Col1, why)
 		}
 		frames += r.Len()
 		minRow, maxRow = min(minRow, r.Row), max(maxRow, r.Row)
@@ -143,15 +144,15 @@ func (s *Store) PutPolygons(frames []grid.Frame, source string) (GridInfo, error
 	}
 	switch {
 	case len(frames) == 0:
-		return GridInfo{}, errorf(ErrInvalid, nil, "invalid polygon grid: no frames")
+		return GridInfo{}, state.Errorf(state.ErrInvalid, "invalid polygon grid: no frames")
 	case len(frames) > math.MaxInt32:
-		return GridInfo{}, errorf(ErrInvalid, nil, "invalid polygon grid: %d frames, at most %d", len(frames), math.MaxInt32)
+		return GridInfo{}, state.Errorf(state.ErrInvalid, "invalid polygon grid: %d frames, at most %d", len(frames), math.MaxInt32)
 	}
 	bounds := grid.Box{MinLon: math.Inf(1), MinLat: math.Inf(1), MaxLon: math.Inf(-1), MaxLat: math.Inf(-1)}
 	size := 0
 	for i, f := range frames {
 		if err := checkMultiPolygon(f.Geom); err != nil {
-			return GridInfo{}, errorf(ErrInvalid, nil, "invalid polygon grid: frame %d (id %d): %v", i, f.ID, err)
+			return GridInfo{}, state.Errorf(state.ErrInvalid, "invalid polygon grid: frame %d (id %d): %v", i, f.ID, err)
 		}
 		for _, poly := range f.Geom {
 			for _, ring := range poly {
@@ -174,7 +175,7 @@ func (s *Store) PutPolygons(frames []grid.Frame, source string) (GridInfo, error
 	}
 	for k := 1; k < len(order); k++ {
 		if a, b := order[k-1], order[k]; frames[a].ID == frames[b].ID {
-			return GridInfo{}, errorf(ErrInvalid, nil, "invalid polygon grid: frame %d has id %d, as frame %d does: ids must be unique", b, frames[b].ID, a)
+			return GridInfo{}, state.Errorf(state.ErrInvalid, "invalid polygon grid: frame %d has id %d, as frame %d does: ids must be unique", b, frames[b].ID, a)
 		}
 	}
 	info := GridInfo{Kind: GridPolygons, Frames: len(frames), Bounds: bounds, Source: source, BuiltAt: s.clock().UTC()}
@@ -214,7 +215,7 @@ func cmpID(a, b uint64) int {
 
 func checkSource(source string) error {
 	if len(source) > maxSourceLen || !utf8.ValidString(source) {
-		return errorf(ErrInvalid, nil, "invalid grid source: must be UTF-8 text of at most %d bytes", maxSourceLen)
+		return state.Errorf(state.ErrInvalid, "invalid grid source: must be UTF-8 text of at most %d bytes", maxSourceLen)
 	}
 	return nil
 }
@@ -257,23 +258,23 @@ func (s *Store) GridInfo() (GridInfo, error) {
 func (s *Store) readGridInfo(tx *bbolt.Tx) (GridInfo, error) {
 	meta := tx.Bucket(bucketMeta)
 	if meta == nil {
-		return GridInfo{}, errorf(ErrCorrupt, nil, "data file %q is corrupt: meta bucket missing", s.path)
+		return GridInfo{}, state.Errorf(state.ErrCorrupt, "data file %q is corrupt: meta bucket missing", s.path)
 	}
 	v := meta.Get(metaGrid)
 	if v == nil {
-		return GridInfo{}, errorf(ErrNoGrid, nil, "data file %q holds no grid: build one with `frameindex grid build` or `frameindex grid import`", s.path)
+		return GridInfo{}, state.Errorf(ErrNoGrid, "data file %q holds no grid: build one with `frameindex grid build` or `frameindex grid import`", s.path)
 	}
 	var r gridRecord
 	dec := json.NewDecoder(bytes.NewReader(v))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return GridInfo{}, errorf(ErrCorrupt, err, "data file %q is corrupt: grid record: %v", s.path, err)
+		return GridInfo{}, state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: grid record: %v", s.path, err)
 	}
 	if r.Kind != GridLattice && r.Kind != GridPolygons {
-		return GridInfo{}, errorf(ErrCorrupt, nil, "data file %q is corrupt: unknown grid kind %q", s.path, r.Kind)
+		return GridInfo{}, state.Errorf(state.ErrCorrupt, "data file %q is corrupt: unknown grid kind %q", s.path, r.Kind)
 	}
 	if r.Frames <= 0 {
-		return GridInfo{}, errorf(ErrCorrupt, nil, "data file %q is corrupt: grid record counts %d frames", s.path, r.Frames)
+		return GridInfo{}, state.Errorf(state.ErrCorrupt, "data file %q is corrupt: grid record counts %d frames", s.path, r.Frames)
 	}
 	return GridInfo{
 		Kind: r.Kind, Frames: r.Frames, Source: r.Source, BuiltAt: r.BuiltAt,
@@ -318,7 +319,7 @@ func (s *Store) Grid() (GridInfo, []grid.Run, []grid.Frame, error) {
 func (s *Store) readLattice(tx *bbolt.Tx, want int) ([]grid.Run, error) {
 	b := tx.Bucket(bucketLattice)
 	if b == nil {
-		return nil, errorf(ErrCorrupt, nil, "data file %q is corrupt: lattice bucket missing", s.path)
+		return nil, state.Errorf(state.ErrCorrupt, "data file %q is corrupt: lattice bucket missing", s.path)
 	}
 	var runs []grid.Run
 	cells := 0
@@ -327,14 +328,14 @@ func (s *Store) readLattice(tx *bbolt.Tx, want int) ([]grid.Run, error) {
 		n := len(runs)
 		var err error
 		if runs, err = decodeRow(runs, k, v); err != nil {
-			return nil, errorf(ErrCorrupt, err, "data file %q is corrupt: %v", s.path, err)
+			return nil, state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: %v", s.path, err)
 		}
 		for _, r := range runs[n:] {
 			cells += r.Len()
 		}
 	}
 	if cells != want {
-		return nil, errorf(ErrCorrupt, nil, "data file %q is corrupt: lattice holds %d cells, its record says %d", s.path, cells, want)
+		return nil, state.Errorf(state.ErrCorrupt, "data file %q is corrupt: lattice holds %d cells, its record says %d", s.path, cells, want)
 	}
 	return runs, nil
 }
@@ -342,24 +343,24 @@ func (s *Store) readLattice(tx *bbolt.Tx, want int) ([]grid.Run, error) {
 func (s *Store) readPolygons(tx *bbolt.Tx, want int) ([]grid.Frame, error) {
 	b := tx.Bucket(bucketFrames)
 	if b == nil {
-		return nil, errorf(ErrCorrupt, nil, "data file %q is corrupt: frames bucket missing", s.path)
+		return nil, state.Errorf(state.ErrCorrupt, "data file %q is corrupt: frames bucket missing", s.path)
 	}
 	frames := make([]grid.Frame, 0, want)
 	a := &arena{chunk: polygonArenaChunk}
 	c := b.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		if len(k) != 8 {
-			return nil, errorf(ErrCorrupt, nil, "data file %q is corrupt: frame key of %d bytes, want 8", s.path, len(k))
+			return nil, state.Errorf(state.ErrCorrupt, "data file %q is corrupt: frame key of %d bytes, want 8", s.path, len(k))
 		}
 		id := binary.BigEndian.Uint64(k)
 		mp, err := decodeMultiPolygon(v, a)
 		if err != nil {
-			return nil, errorf(ErrCorrupt, err, "data file %q is corrupt: frame %d: %v", s.path, id, err)
+			return nil, state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: frame %d: %v", s.path, id, err)
 		}
 		frames = append(frames, grid.Frame{ID: id, Geom: mp})
 	}
 	if len(frames) != want {
-		return nil, errorf(ErrCorrupt, nil, "data file %q is corrupt: %d frames stored, its record says %d", s.path, len(frames), want)
+		return nil, state.Errorf(state.ErrCorrupt, "data file %q is corrupt: %d frames stored, its record says %d", s.path, len(frames), want)
 	}
 	return frames, nil
 }

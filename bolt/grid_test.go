@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"frameindex/grid"
+	"frameindex/state"
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -191,14 +192,14 @@ func TestStore_PutLatticeInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := s.PutLattice(tt.runs, "bad")
-			if !errors.Is(err, ErrInvalid) {
+			if !errors.Is(err, state.ErrInvalid) {
 				t.Fatalf("error = %v, want ErrInvalid", err)
 			}
 			assertErrText(t, err, "invalid lattice", tt.want)
 		})
 	}
 	_, err := s.PutLattice(testRuns, string([]byte{0xff}))
-	if !errors.Is(err, ErrInvalid) {
+	if !errors.Is(err, state.ErrInvalid) {
 		t.Errorf("bad source: error = %v, want ErrInvalid", err)
 	}
 	// Refused grids leave the stored one alone.
@@ -231,7 +232,7 @@ func TestStore_PutPolygonsInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := s.PutPolygons(tt.frames, "bad")
-			if !errors.Is(err, ErrInvalid) {
+			if !errors.Is(err, state.ErrInvalid) {
 				t.Fatalf("error = %v, want ErrInvalid", err)
 			}
 			assertErrText(t, err, "invalid polygon grid", tt.want)
@@ -368,7 +369,7 @@ func TestStore_GridCorrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _, _, err = s.Grid()
-			if !errors.Is(err, ErrCorrupt) {
+			if !errors.Is(err, state.ErrCorrupt) {
 				t.Fatalf("Grid() error = %v, want ErrCorrupt", err)
 			}
 			assertErrText(t, err, s.Path(), tt.want)
@@ -400,7 +401,7 @@ func TestStore_GridDamagedPage(t *testing.T) {
 	path = writeTemp(t, "damaged.db", data)
 	s := mustOpenStoreOpts(t, path, Options{})
 	_, _, _, err = s.Grid()
-	if !errors.Is(err, ErrCorrupt) {
+	if !errors.Is(err, state.ErrCorrupt) {
 		t.Fatalf("Grid() error = %v, want ErrCorrupt", err)
 	}
 	assertErrText(t, err, path, "lattice row 1201")

@@ -7,6 +7,8 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+
+	"frameindex/state"
 )
 
 // bbolt's meta page (go.etcd.io/bbolt internal/common/meta.go), written in
@@ -106,11 +108,11 @@ func parseHeader(b []byte, size int64) *headerProblem {
 	case !found && !magicSeen:
 		return &headerProblem{ErrForeign, "is not a bbolt database, so not a frameindex data file"}
 	case !found:
-		return &headerProblem{ErrCorrupt, "is corrupt: both bbolt meta pages are damaged"}
+		return &headerProblem{state.ErrCorrupt, "is corrupt: both bbolt meta pages are damaged"}
 	case best.version != boltVersion:
-		return &headerProblem{ErrCorrupt, fmt.Sprintf("is corrupt or from another bbolt: format version %d, want %d", best.version, boltVersion)}
+		return &headerProblem{state.ErrCorrupt, fmt.Sprintf("is corrupt or from another bbolt: format version %d, want %d", best.version, boltVersion)}
 	case best.pageSize < minPageSize || best.pageSize > maxPageSize:
-		return &headerProblem{ErrCorrupt, fmt.Sprintf("is corrupt: page size %d", best.pageSize)}
+		return &headerProblem{state.ErrCorrupt, fmt.Sprintf("is corrupt: page size %d", best.pageSize)}
 	}
 	ps := int64(best.pageSize)
 	if size < 2*ps || best.pgid > uint64(size/ps) {
@@ -118,7 +120,7 @@ func parseHeader(b []byte, size int64) *headerProblem {
 		if best.pgid <= uint64(1<<62)/uint64(ps) {
 			need = fmt.Sprintf("%d", int64(best.pgid)*ps)
 		}
-		return &headerProblem{ErrCorrupt, fmt.Sprintf("is corrupt: truncated to %d bytes, its meta page needs %s", size, need)}
+		return &headerProblem{state.ErrCorrupt, fmt.Sprintf("is corrupt: truncated to %d bytes, its meta page needs %s", size, need)}
 	}
 	return nil
 }
@@ -142,7 +144,7 @@ func checkHeader(path string) error {
 	}
 	b = b[:n]
 	if p := parseHeader(b, fi.Size()); p != nil {
-		return errorf(p.kind, nil, "data file %q %s", path, p.what)
+		return state.Errorf(p.kind, "data file %q %s", path, p.what)
 	}
 	return nil
 }

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
+
+	"frameindex/internal/jsonscan"
+	"frameindex/state"
 )
 
 // FrameRecord is what one dataset records on one frame: an attributes JSON
@@ -79,9 +82,9 @@ type recordPlan struct {
 // checkRecords checks every record against the dataset's attributes and
 // returns the ones that record something, in ascending frame order.
 // Errors name the frame (and the feature, counted from 1) and the reason.
-func checkRecords(d *Dataset, names map[string]int, records []FrameRecord) ([]recordPlan, error) {
+func checkRecords(d *state.Dataset, records []FrameRecord) ([]recordPlan, error) {
 	if int64(len(records)) > math.MaxInt32 {
-		return nil, errorf(ErrInvalid, nil, "dataset %s: %d records, at most %d", d.ID, len(records), math.MaxInt32)
+		return nil, state.Errorf(state.ErrInvalid, "dataset %s: %d records, at most %d", d.ID, len(records), math.MaxInt32)
 	}
 	order := make([]int32, len(records))
 	for i := range order {
@@ -91,30 +94,30 @@ func checkRecords(d *Dataset, names map[string]int, records []FrameRecord) ([]re
 	if !slices.IsSortedFunc(order, byFrame) {
 		slices.SortFunc(order, byFrame)
 	}
-	sc := attrScanner{attrs: d.Attributes, names: names, seen: make([]uint32, len(d.Attributes))}
+	sc := attrChecker(d.Attributes)
 	plan := make([]recordPlan, 0, len(records))
 	for k, i := range order {
 		r := &records[i]
 		if k > 0 && records[order[k-1]].Frame == r.Frame {
-			return nil, errorf(ErrInvalid, nil, "dataset %s: frame %d has two records; each frame may have one", d.ID, r.Frame)
+			return nil, state.Errorf(state.ErrInvalid, "dataset %s: frame %d has two records; each frame may have one", d.ID, r.Frame)
 		}
 		members := 0
 		if len(r.Attrs) > 0 {
 			if len(r.Attrs) > maxAttrsBytes {
-				return nil, errorf(ErrInvalid, nil, "dataset %s, frame %d: attributes of %d bytes, at most %d", d.ID, r.Frame, len(r.Attrs), maxAttrsBytes)
+				return nil, state.Errorf(state.ErrInvalid, "dataset %s, frame %d: attributes of %d bytes, at most %d", d.ID, r.Frame, len(r.Attrs), maxAttrsBytes)
 			}
-			n, err := sc.scan(r.Attrs)
+			n, err := sc.Check(r.Attrs)
 			if err != nil {
-				return nil, errorf(ErrInvalid, err, "dataset %s, frame %d: attributes: %v", d.ID, r.Frame, err)
+				return nil, state.Wrapf(state.ErrInvalid, err, "dataset %s, frame %d: attributes: %v", d.ID, r.Frame, err)
 			}
 			members = n
 		}
 		if uint64(len(r.Features)) > math.MaxUint32 {
-			return nil, errorf(ErrInvalid, nil, "dataset %s, frame %d: %d features, at most %d", d.ID, r.Frame, len(r.Features), uint32(math.MaxUint32))
+			return nil, state.Errorf(state.ErrInvalid, "dataset %s, frame %d: %d features, at most %d", d.ID, r.Frame, len(r.Features), uint32(math.MaxUint32))
 		}
 		for j, f := range r.Features {
-			if err := checkFeature(f); err != nil {
-				return nil, errorf(ErrInvalid, err, "dataset %s, frame %d, feature %d: %v", d.ID, r.Frame, j+1, err)
+			if err := jsonscan.CheckFeature(f, maxFeatureBytes); err != nil {
+				return nil, state.Wrapf(state.ErrInvalid, err, "dataset %s, frame %d, feature %d: %v", d.ID, r.Frame, j+1, err)
 			}
 		}
 		if members == 0 && len(r.Features) == 0 {
@@ -160,26 +163,26 @@ func checkRecords(d *Dataset, names map[string]int, records []FrameRecord) ([]re
 // Errors: ErrInvalid naming the dataset, frame, feature and reason;
 // ErrNotFound for an unknown owner organisation; ErrCorrupt; file errors.
 // records are read, never modified or retained.
-func (s *Store) ImportDataset(d Dataset, records []FrameRecord, now time.Time) (Dataset, error) {
+func (s *Store) ImportDataset(d state.Dataset, records []FrameRecord, now time.Time) (state.Dataset, error) {
 	// Check everything before anything is written; BeginImport checks d
 	// again, and Put each record again, which costs little beside a write.
 	probe := d
-	names, err := checkDataset(&probe)
+	_, err := checkDataset(&probe)
 	if err != nil {
-		return Dataset{}, err
+		return state.Dataset{}, err
 	}
-	plan, err := checkRecords(&probe, names, records)
+	plan, err := checkRecords(&probe, records)
 	if err != nil {
-		return Dataset{}, err
+		return state.Dataset{}, err
 	}
 	w, err := s.BeginImport(d, now)
 	if err != nil {
-		return Dataset{}, err
+		return state.Dataset{}, err
 	}
 	for _, p := range plan {
 		r := &records[p.rec]
 		if err := w.Put(r.Frame, r.Attrs, r.Features); err != nil {
-			return Dataset{}, err
+			return state.Dataset{}, err
 		}
 	}
 	return w.Commit()

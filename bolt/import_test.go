@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -25,7 +27,7 @@ func TestStore_ImportDataset(t *testing.T) {
 
 	want := popDataset()
 	want.Attributes[1].Label = "Settlement class"
-	want.Attributes[1].Aggregation = AggMode
+	want.Attributes[1].Aggregation = state.AggMode
 	want.Attributes[2].Label = "note"
 	want.Version, want.Frames, want.Features, want.ImportedAt = 1, 4, 4, testNow.Round(0)
 	if !reflect.DeepEqual(got, want) {
@@ -82,73 +84,73 @@ func TestStore_ImportDatasetInvalid(t *testing.T) {
 	feat := func(f string) []FrameRecord {
 		return []FrameRecord{{Frame: 7, Features: [][]byte{feature("ok"), []byte(f)}}}
 	}
-	withAttr := func(a Attribute) Dataset {
+	withAttr := func(a state.Attribute) state.Dataset {
 		d := popDataset()
 		d.Attributes = append(d.Attributes, a)
 		return d
 	}
 	tests := []struct {
 		name    string
-		d       Dataset
+		d       state.Dataset
 		records []FrameRecord
 		wantErr error
 		text    []string
 	}{
 		// The dataset description.
-		{name: "bad id", d: Dataset{ID: "Pop", Owner: "acme"}, wantErr: ErrInvalid, text: []string{`invalid dataset id "Pop"`}},
-		{name: "empty id", d: Dataset{Owner: "acme"}, wantErr: ErrInvalid, text: []string{`invalid dataset id ""`}},
-		{name: "id with @", d: Dataset{ID: "a@1", Owner: "acme"}, wantErr: ErrInvalid, text: []string{`invalid dataset id "a@1"`}},
-		{name: "no owner", d: Dataset{ID: "pop"}, wantErr: ErrInvalid, text: []string{"dataset pop: no owner"}},
-		{name: "unknown owner", d: Dataset{ID: "pop", Owner: "nope"}, wantErr: ErrNotFound, text: []string{`organisation "nope" not found`}},
-		{name: "negative price", d: Dataset{ID: "pop", Owner: "acme", Price: -1}, wantErr: ErrInvalid, text: []string{"invalid price -1 for dataset pop"}},
-		{name: "control in name", d: Dataset{ID: "pop", Owner: "acme", Name: "a\nb"}, wantErr: ErrInvalid, text: []string{"invalid dataset name: control character U+000A"}},
-		{name: "owned by another", d: Dataset{ID: "taken", Owner: "acme"}, wantErr: ErrInvalid, text: []string{"dataset taken is owned by other"}},
+		{name: "bad id", d: state.Dataset{ID: "Pop", Owner: "acme"}, wantErr: state.ErrInvalid, text: []string{`invalid dataset id "Pop"`}},
+		{name: "empty id", d: state.Dataset{Owner: "acme"}, wantErr: state.ErrInvalid, text: []string{`invalid dataset id ""`}},
+		{name: "id with @", d: state.Dataset{ID: "a@1", Owner: "acme"}, wantErr: state.ErrInvalid, text: []string{`invalid dataset id "a@1"`}},
+		{name: "no owner", d: state.Dataset{ID: "pop"}, wantErr: state.ErrInvalid, text: []string{"dataset pop: no owner"}},
+		{name: "unknown owner", d: state.Dataset{ID: "pop", Owner: "nope"}, wantErr: state.ErrNotFound, text: []string{`organisation "nope" not found`}},
+		{name: "negative price", d: state.Dataset{ID: "pop", Owner: "acme", Price: -1}, wantErr: state.ErrInvalid, text: []string{"invalid price -1 for dataset pop"}},
+		{name: "control in name", d: state.Dataset{ID: "pop", Owner: "acme", Name: "a\nb"}, wantErr: state.ErrInvalid, text: []string{"invalid dataset name: control character U+000A"}},
+		{name: "owned by another", d: state.Dataset{ID: "taken", Owner: "acme"}, wantErr: state.ErrInvalid, text: []string{"dataset taken is owned by other"}},
 		// Attributes.
-		{name: "bad attribute name", d: withAttr(Attribute{Name: "a-b", Type: TypeText}), wantErr: ErrInvalid, text: []string{`invalid attribute name "a-b" in dataset population`}},
-		{name: "duplicate attribute", d: withAttr(Attribute{Name: "class", Type: TypeText}), wantErr: ErrInvalid, text: []string{`attribute "class" is declared twice`}},
-		{name: "unknown type", d: withAttr(Attribute{Name: "x", Type: "integer", Aggregation: AggSum}), wantErr: ErrInvalid, text: []string{`type "integer" must be number, category or text`}},
-		{name: "number without aggregation", d: withAttr(Attribute{Name: "x", Type: TypeNumber}), wantErr: ErrInvalid, text: []string{"attribute x of dataset population: a number needs an aggregation"}},
-		{name: "unknown aggregation", d: withAttr(Attribute{Name: "x", Type: TypeNumber, Aggregation: "max"}), wantErr: ErrInvalid, text: []string{`aggregation "max" must be sum, mean or mode`}},
-		{name: "sum of a category", d: withAttr(Attribute{Name: "x", Type: TypeCategory, Aggregation: AggSum}), wantErr: ErrInvalid, text: []string{`aggregation "sum" is only for numbers`}},
-		{name: "mean of a text", d: withAttr(Attribute{Name: "x", Type: TypeText, Aggregation: AggMean}), wantErr: ErrInvalid, text: []string{`aggregation "mean" is only for numbers`}},
-		{name: "bad year", d: withAttr(Attribute{Name: "x", Type: TypeText, Year: 20}), wantErr: ErrInvalid, text: []string{"year 20 must be between 1000 and 9999"}},
-		{name: "empty alias", d: withAttr(Attribute{Name: "x", Type: TypeText, Aliases: []string{""}}), wantErr: ErrInvalid, text: []string{"attribute x of dataset population: an empty alias"}},
+		{name: "bad attribute name", d: withAttr(state.Attribute{Name: "a-b", Type: state.TypeText}), wantErr: state.ErrInvalid, text: []string{`invalid attribute name "a-b" in dataset population`}},
+		{name: "duplicate attribute", d: withAttr(state.Attribute{Name: "class", Type: state.TypeText}), wantErr: state.ErrInvalid, text: []string{`attribute "class" is declared twice`}},
+		{name: "unknown type", d: withAttr(state.Attribute{Name: "x", Type: "integer", Aggregation: state.AggSum}), wantErr: state.ErrInvalid, text: []string{`type "integer" must be number, category or text`}},
+		{name: "number without aggregation", d: withAttr(state.Attribute{Name: "x", Type: state.TypeNumber}), wantErr: state.ErrInvalid, text: []string{"attribute x of dataset population: a number needs an aggregation"}},
+		{name: "unknown aggregation", d: withAttr(state.Attribute{Name: "x", Type: state.TypeNumber, Aggregation: "max"}), wantErr: state.ErrInvalid, text: []string{`aggregation "max" must be sum, mean or mode`}},
+		{name: "sum of a category", d: withAttr(state.Attribute{Name: "x", Type: state.TypeCategory, Aggregation: state.AggSum}), wantErr: state.ErrInvalid, text: []string{`aggregation "sum" is only for numbers`}},
+		{name: "mean of a text", d: withAttr(state.Attribute{Name: "x", Type: state.TypeText, Aggregation: state.AggMean}), wantErr: state.ErrInvalid, text: []string{`aggregation "mean" is only for numbers`}},
+		{name: "bad year", d: withAttr(state.Attribute{Name: "x", Type: state.TypeText, Year: 20}), wantErr: state.ErrInvalid, text: []string{"year 20 must be between 1000 and 9999"}},
+		{name: "empty alias", d: withAttr(state.Attribute{Name: "x", Type: state.TypeText, Aliases: []string{""}}), wantErr: state.ErrInvalid, text: []string{"attribute x of dataset population: an empty alias"}},
 		// Attributes of a frame.
-		{name: "undeclared attribute", d: popDataset(), records: one(`{"pop":1}`), wantErr: ErrInvalid, text: []string{`dataset population, frame 1: attributes: "pop" is not a declared attribute`}},
-		{name: "string for a number", d: popDataset(), records: one(`{"population_2020":"12"}`), wantErr: ErrInvalid, text: []string{`attribute "population_2020" is a number: got "12", want a JSON number`}},
-		{name: "number for a category", d: popDataset(), records: one(`{"class":3}`), wantErr: ErrInvalid, text: []string{`attribute "class" is a category: got 3, want a JSON string`}},
-		{name: "null", d: popDataset(), records: one(`{"class":null}`), wantErr: ErrInvalid, text: []string{`attribute "class" is a category: got null, want a JSON string`}},
-		{name: "null number", d: popDataset(), records: one(`{"population_2020":null}`), wantErr: ErrInvalid, text: []string{`is a number: got null, want a JSON number`}},
-		{name: "nested object", d: popDataset(), records: one(`{"note":{"a":1}}`), wantErr: ErrInvalid, text: []string{`attribute "note" is a text: got an object, want a JSON string`}},
-		{name: "twice", d: popDataset(), records: one(`{"class":"a","class":"b"}`), wantErr: ErrInvalid, text: []string{`attribute "class" appears twice`}},
-		{name: "twice by escape", d: popDataset(), records: one(`{"class":"a","cl\u0061ss":"b"}`), wantErr: ErrInvalid, text: []string{`attribute "class" appears twice`}},
-		{name: "array", d: popDataset(), records: one(`[1]`), wantErr: ErrInvalid, text: []string{"frame 1: attributes: not a JSON object"}},
-		{name: "null object", d: popDataset(), records: one(`null`), wantErr: ErrInvalid, text: []string{"not a JSON object"}},
-		{name: "trailing data", d: popDataset(), records: one(`{"class":"a"} {}`), wantErr: ErrInvalid, text: []string{"data after the object"}},
-		{name: "not closed", d: popDataset(), records: one(`{"class":"a"`), wantErr: ErrInvalid, text: []string{"object not closed"}},
-		{name: "trailing comma", d: popDataset(), records: one(`{"class":"a",}`), wantErr: ErrInvalid, text: []string{"expected a member name"}},
-		{name: "out of range", d: popDataset(), records: one(`{"population_2020":1e400}`), wantErr: ErrInvalid, text: []string{`1e400 is out of range`}},
-		{name: "leading zero", d: popDataset(), records: one(`{"population_2020":012}`), wantErr: ErrInvalid, text: []string{"expected ',' or '}'"}},
-		{name: "NaN", d: popDataset(), records: one(`{"population_2020":NaN}`), wantErr: ErrInvalid, text: []string{`got NaN, want a JSON number`}},
-		{name: "bad UTF-8", d: popDataset(), records: one("{\"class\":\"\xff\"}"), wantErr: ErrInvalid, text: []string{"string is not valid UTF-8"}},
-		{name: "bad escape", d: popDataset(), records: one(`{"class":"\x"}`), wantErr: ErrInvalid, text: []string{`bad escape \x`}},
-		{name: "raw newline", d: popDataset(), records: one("{\"class\":\"a\nb\"}"), wantErr: ErrInvalid, text: []string{"control character in a string"}},
+		{name: "undeclared attribute", d: popDataset(), records: one(`{"pop":1}`), wantErr: state.ErrInvalid, text: []string{`dataset population, frame 1: attributes: "pop" is not a declared attribute`}},
+		{name: "string for a number", d: popDataset(), records: one(`{"population_2020":"12"}`), wantErr: state.ErrInvalid, text: []string{`attribute "population_2020" is a number: got "12", want a JSON number`}},
+		{name: "number for a category", d: popDataset(), records: one(`{"class":3}`), wantErr: state.ErrInvalid, text: []string{`attribute "class" is a category: got 3, want a JSON string`}},
+		{name: "null", d: popDataset(), records: one(`{"class":null}`), wantErr: state.ErrInvalid, text: []string{`attribute "class" is a category: got null, want a JSON string`}},
+		{name: "null number", d: popDataset(), records: one(`{"population_2020":null}`), wantErr: state.ErrInvalid, text: []string{`is a number: got null, want a JSON number`}},
+		{name: "nested object", d: popDataset(), records: one(`{"note":{"a":1}}`), wantErr: state.ErrInvalid, text: []string{`attribute "note" is a text: got an object, want a JSON string`}},
+		{name: "twice", d: popDataset(), records: one(`{"class":"a","class":"b"}`), wantErr: state.ErrInvalid, text: []string{`attribute "class" appears twice`}},
+		{name: "twice by escape", d: popDataset(), records: one(`{"class":"a","cl\u0061ss":"b"}`), wantErr: state.ErrInvalid, text: []string{`attribute "class" appears twice`}},
+		{name: "array", d: popDataset(), records: one(`[1]`), wantErr: state.ErrInvalid, text: []string{"frame 1: attributes: not a JSON object"}},
+		{name: "null object", d: popDataset(), records: one(`null`), wantErr: state.ErrInvalid, text: []string{"not a JSON object"}},
+		{name: "trailing data", d: popDataset(), records: one(`{"class":"a"} {}`), wantErr: state.ErrInvalid, text: []string{"data after the object"}},
+		{name: "not closed", d: popDataset(), records: one(`{"class":"a"`), wantErr: state.ErrInvalid, text: []string{"object not closed"}},
+		{name: "trailing comma", d: popDataset(), records: one(`{"class":"a",}`), wantErr: state.ErrInvalid, text: []string{"expected a member name"}},
+		{name: "out of range", d: popDataset(), records: one(`{"population_2020":1e400}`), wantErr: state.ErrInvalid, text: []string{`1e400 is out of range`}},
+		{name: "leading zero", d: popDataset(), records: one(`{"population_2020":012}`), wantErr: state.ErrInvalid, text: []string{"expected ',' or '}'"}},
+		{name: "NaN", d: popDataset(), records: one(`{"population_2020":NaN}`), wantErr: state.ErrInvalid, text: []string{`got NaN, want a JSON number`}},
+		{name: "bad UTF-8", d: popDataset(), records: one("{\"class\":\"\xff\"}"), wantErr: state.ErrInvalid, text: []string{"string is not valid UTF-8"}},
+		{name: "bad escape", d: popDataset(), records: one(`{"class":"\x"}`), wantErr: state.ErrInvalid, text: []string{`bad escape \x`}},
+		{name: "raw newline", d: popDataset(), records: one("{\"class\":\"a\nb\"}"), wantErr: state.ErrInvalid, text: []string{"control character in a string"}},
 		// Features.
-		{name: "feature not JSON", d: popDataset(), records: feat(`{"type":`), wantErr: ErrInvalid, text: []string{"dataset population, frame 7, feature 2: not valid JSON"}},
-		{name: "feature an array", d: popDataset(), records: feat(`[]`), wantErr: ErrInvalid, text: []string{"feature 2: not a JSON object"}},
-		{name: "feature without type", d: popDataset(), records: feat(`{"geometry":null,"properties":{"type":"Feature"}}`), wantErr: ErrInvalid, text: []string{`feature 2: no "type":"Feature" member`}},
-		{name: "feature of another type", d: popDataset(), records: feat(`{"type":"FeatureCollection","features":[]}`), wantErr: ErrInvalid, text: []string{`feature 2: "type" is "FeatureCollection", want "Feature"`}},
-		{name: "feature type not a string", d: popDataset(), records: feat(`{"type":1}`), wantErr: ErrInvalid, text: []string{`feature 2: "type" is not a string`}},
-		{name: "feature type in capitals", d: popDataset(), records: feat(`{"TYPE":"Feature"}`), wantErr: ErrInvalid, text: []string{`no "type":"Feature" member`}},
+		{name: "feature not JSON", d: popDataset(), records: feat(`{"type":`), wantErr: state.ErrInvalid, text: []string{"dataset population, frame 7, feature 2: not valid JSON"}},
+		{name: "feature an array", d: popDataset(), records: feat(`[]`), wantErr: state.ErrInvalid, text: []string{"feature 2: not a JSON object"}},
+		{name: "feature without type", d: popDataset(), records: feat(`{"geometry":null,"properties":{"type":"Feature"}}`), wantErr: state.ErrInvalid, text: []string{`feature 2: no "type":"Feature" member`}},
+		{name: "feature of another type", d: popDataset(), records: feat(`{"type":"FeatureCollection","features":[]}`), wantErr: state.ErrInvalid, text: []string{`feature 2: "type" is "FeatureCollection", want "Feature"`}},
+		{name: "feature type not a string", d: popDataset(), records: feat(`{"type":1}`), wantErr: state.ErrInvalid, text: []string{`feature 2: "type" is not a string`}},
+		{name: "feature type in capitals", d: popDataset(), records: feat(`{"TYPE":"Feature"}`), wantErr: state.ErrInvalid, text: []string{`no "type":"Feature" member`}},
 		// Frames.
-		{name: "frame twice", d: popDataset(), records: []FrameRecord{{Frame: 5, Attrs: []byte(`{"class":"a"}`)}, {Frame: 9}, {Frame: 5}}, wantErr: ErrInvalid, text: []string{"dataset population: frame 5 has two records"}},
+		{name: "frame twice", d: popDataset(), records: []FrameRecord{{Frame: 5, Attrs: []byte(`{"class":"a"}`)}, {Frame: 9}, {Frame: 5}}, wantErr: state.ErrInvalid, text: []string{"dataset population: frame 5 has two records"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := MustOpenStore(t)
 			mustAddOrg(t, s, "acme", "pro", 0)
 			mustAddOrg(t, s, "other", "pro", 0)
-			mustImport(t, s, Dataset{ID: "taken", Owner: "other"}, nil)
+			mustImport(t, s, state.Dataset{ID: "taken", Owner: "other"}, nil)
 			_, err := s.ImportDataset(tt.d, tt.records, testNow)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("ImportDataset error = %v, want %v", err, tt.wantErr)
@@ -296,13 +298,13 @@ func TestStore_ImportDatasetRemovedMeanwhile(t *testing.T) {
 			_, err := s.ImportDataset(popDataset(), records, testNow)
 			afterStage = nil
 			assertErrText(t, err, "dataset population was removed")
-			if !errors.Is(err, ErrInvalid) {
+			if !errors.Is(err, state.ErrInvalid) {
 				t.Errorf("error %v is not ErrInvalid", err)
 			}
 			if b := versionBuckets(t, s); len(b) != 0 {
 				t.Errorf("version buckets left = %q", b)
 			}
-			if _, err := s.Dataset("population"); !errors.Is(err, ErrNotFound) {
+			if _, err := s.Dataset("population"); !errors.Is(err, state.ErrNotFound) {
 				t.Errorf("Dataset after the failed import: %v, want ErrNotFound", err)
 			}
 		})
@@ -363,7 +365,7 @@ func BenchmarkStore_ImportDataset(b *testing.B) {
 			s := MustOpenStore(b)
 			mustAddOrg(b, s, "acme", "pro", 0)
 			records := recordsOf(n)
-			d := Dataset{ID: "population", Owner: "acme", Attributes: popDataset().Attributes[:1]}
+			d := state.Dataset{ID: "population", Owner: "acme", Attributes: popDataset().Attributes[:1]}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
@@ -386,21 +388,21 @@ func BenchmarkCheckRecords(b *testing.B) {
 	}
 	for _, bc := range []struct {
 		name    string
-		attrs   []Attribute
+		attrs   []state.Attribute
 		records []FrameRecord
 	}{
 		{"attrs/frames=1100000", attrs, recordsOf(1_100_000)},
 		{"features/frames=100000", popDataset().Attributes, feats},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			d := Dataset{ID: "population", Owner: "acme", Attributes: bc.attrs}
-			names, err := checkDataset(&d)
+			d := state.Dataset{ID: "population", Owner: "acme", Attributes: bc.attrs}
+			_, err := checkDataset(&d)
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := checkRecords(&d, names, bc.records); err != nil {
+				if _, err := checkRecords(&d, bc.records); err != nil {
 					b.Fatal(err)
 				}
 			}

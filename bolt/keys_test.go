@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/big"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"frameindex/state"
 
 	bbolt "go.etcd.io/bbolt"
 )
@@ -42,26 +42,26 @@ func TestStore_MintKey(t *testing.T) {
 	mintAt := time.Date(2025, 6, 1, 12, 0, 0, 123, time.UTC)
 	tests := []struct {
 		name string
-		req  MintRequest
-		want Key // ID and Digest are checked separately
+		req  state.MintRequest
+		want state.Key // ID and Digest are checked separately
 	}{
 		{
 			name: "locality, defaults",
-			req:  MintRequest{OrgID: "acme", Preset: "locality"},
-			want: Key{OrgID: "acme", Preset: "locality", Caps: []Capability{CapFrameRead, CapFeatureRead},
+			req:  state.MintRequest{OrgID: "acme", Preset: "locality"},
+			want: state.Key{OrgID: "acme", Preset: "locality", Caps: []state.Capability{state.CapFrameRead, state.CapFeatureRead},
 				Created: testNow, Expires: testNow.Add(90 * 24 * time.Hour)},
 		},
 		{
 			name: "analyst, named, narrowed, one day",
-			req: MintRequest{OrgID: "acme", Preset: "analyst", Name: "field team", Datasets: []string{"pop", "buildings", "pop"},
+			req: state.MintRequest{OrgID: "acme", Preset: "analyst", Name: "field team", Datasets: []string{"pop", "buildings", "pop"},
 				TTL: 24 * time.Hour, Now: mintAt},
-			want: Key{OrgID: "acme", Name: "field team", Preset: "analyst", Caps: []Capability{CapFrameRead, CapAskQuery},
+			want: state.Key{OrgID: "acme", Name: "field team", Preset: "analyst", Caps: []state.Capability{state.CapFrameRead, state.CapAskQuery},
 				Datasets: []string{"buildings", "pop"}, Created: mintAt, Expires: mintAt.Add(24 * time.Hour)},
 		},
 		{
 			name: "full, longest lifetime",
-			req:  MintRequest{OrgID: "globex", Preset: "full", TTL: MaxTTL, Now: mintAt},
-			want: Key{OrgID: "globex", Preset: "full", Caps: []Capability{CapFrameRead, CapFeatureRead, CapAskQuery},
+			req:  state.MintRequest{OrgID: "globex", Preset: "full", TTL: state.MaxTTL, Now: mintAt},
+			want: state.Key{OrgID: "globex", Preset: "full", Caps: []state.Capability{state.CapFrameRead, state.CapFeatureRead, state.CapAskQuery},
 				Created: mintAt, Expires: mintAt.Add(366 * 24 * time.Hour)},
 		},
 	}
@@ -72,7 +72,7 @@ func TestStore_MintKey(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !secretPattern.MatchString(secret) || len(secret) != SecretLen {
+			if !secretPattern.MatchString(secret) || len(secret) != state.SecretLen {
 				t.Errorf("secret %q does not look like svc_sk_ + 43 base62 characters", secret)
 			}
 			if !keyIDPattern.MatchString(k.ID) {
@@ -103,19 +103,19 @@ func TestStore_MintKey(t *testing.T) {
 func TestStore_MintKeyInvalid(t *testing.T) {
 	tests := []struct {
 		name    string
-		req     MintRequest
+		req     state.MintRequest
 		wantErr error
 		text    string
 	}{
-		{"unknown org", MintRequest{OrgID: "initech", Preset: "full"}, ErrNotFound, `organisation "initech" not found`},
-		{"no org", MintRequest{Preset: "full"}, ErrNotFound, `organisation "" not found`},
-		{"unknown preset", MintRequest{OrgID: "acme", Preset: "admin"}, ErrInvalid, `invalid preset "admin": must be one of analyst, full, locality`},
-		{"preset in capitals", MintRequest{OrgID: "acme", Preset: "Full"}, ErrInvalid, "must be one of"},
-		{"negative TTL", MintRequest{OrgID: "acme", Preset: "full", TTL: -time.Hour}, ErrInvalid, "must be more than zero"},
-		{"TTL over 366 days", MintRequest{OrgID: "acme", Preset: "full", TTL: MaxTTL + time.Nanosecond}, ErrInvalid, "at most 366 days"},
-		{"bad dataset id", MintRequest{OrgID: "acme", Preset: "full", Datasets: []string{"pop", "Pop 2"}}, ErrInvalid, `invalid dataset id "Pop 2"`},
-		{"empty dataset id", MintRequest{OrgID: "acme", Preset: "full", Datasets: []string{""}}, ErrInvalid, `invalid dataset id ""`},
-		{"name with newline", MintRequest{OrgID: "acme", Preset: "full", Name: "a\nb"}, ErrInvalid, "invalid key name"},
+		{"unknown org", state.MintRequest{OrgID: "initech", Preset: "full"}, state.ErrNotFound, `organisation "initech" not found`},
+		{"no org", state.MintRequest{Preset: "full"}, state.ErrNotFound, `organisation "" not found`},
+		{"unknown preset", state.MintRequest{OrgID: "acme", Preset: "admin"}, state.ErrInvalid, `invalid preset "admin": must be one of analyst, full, locality`},
+		{"preset in capitals", state.MintRequest{OrgID: "acme", Preset: "Full"}, state.ErrInvalid, "must be one of"},
+		{"negative TTL", state.MintRequest{OrgID: "acme", Preset: "full", TTL: -time.Hour}, state.ErrInvalid, "must be more than zero"},
+		{"TTL over 366 days", state.MintRequest{OrgID: "acme", Preset: "full", TTL: state.MaxTTL + time.Nanosecond}, state.ErrInvalid, "at most 366 days"},
+		{"bad dataset id", state.MintRequest{OrgID: "acme", Preset: "full", Datasets: []string{"pop", "Pop 2"}}, state.ErrInvalid, `invalid dataset id "Pop 2"`},
+		{"empty dataset id", state.MintRequest{OrgID: "acme", Preset: "full", Datasets: []string{""}}, state.ErrInvalid, `invalid dataset id ""`},
+		{"name with newline", state.MintRequest{OrgID: "acme", Preset: "full", Name: "a\nb"}, state.ErrInvalid, "invalid key name"},
 	}
 	s := mustStoreWithOrg(t)
 	for _, tt := range tests {
@@ -158,7 +158,7 @@ func TestStore_MintKeyRandomness(t *testing.T) {
 
 	s := mustStoreWithOrg(t)
 	s.rand = &seqReader{chunks: [][]byte{idA, sec1, idA, idB, sec2}}
-	k1, secret1, err := s.MintKey(MintRequest{OrgID: "acme", Preset: "full"})
+	k1, secret1, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "full"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,25 +166,27 @@ func TestStore_MintKeyRandomness(t *testing.T) {
 		t.Errorf("first mint = %s, %q", k1.ID, secret1)
 	}
 	// The second mint draws the same id, retries, and gets the next one.
-	k2, secret2, err := s.MintKey(MintRequest{OrgID: "acme", Preset: "full"})
+	k2, secret2, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "full"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if k2.ID != "key_777777777777" {
 		t.Errorf("second mint id = %s, want key_777777777777 after a clash", k2.ID)
 	}
-	if want := "svc_sk_" + base62Big(sec2); secret2 != want {
+	// The secret is the second draw of 32 bytes, encoded (state's
+	// TestEncodeBase62 checks the encoding).
+	if want, _ := state.NewSecret(bytes.NewReader(sec2)); secret2 != want {
 		t.Errorf("second secret = %q, want %q", secret2, want)
 	}
 
 	// A source that keeps repeating one id gives up rather than looping.
 	s.rand = &seqReader{chunks: slicesRepeat(idA, 2*keyIDRetries)}
-	_, _, err = s.MintKey(MintRequest{OrgID: "acme", Preset: "full"})
+	_, _, err = s.MintKey(state.MintRequest{OrgID: "acme", Preset: "full"})
 	assertErrText(t, err, "no unused key id after 10 tries")
 
 	// A broken source is an error, and nothing is stored.
 	s.rand = &seqReader{}
-	_, _, err = s.MintKey(MintRequest{OrgID: "acme", Preset: "full"})
+	_, _, err = s.MintKey(state.MintRequest{OrgID: "acme", Preset: "full"})
 	assertErrText(t, err, "read random bytes", "random source exhausted")
 	if keys, _ := s.Keys(""); len(keys) != 2 {
 		t.Errorf("%d keys stored, want 2", len(keys))
@@ -199,57 +201,10 @@ func slicesRepeat(b []byte, n int) [][]byte {
 	return out
 }
 
-// base62Big is a reference base62 encoding (math/big), padded to 43 digits.
-func base62Big(b []byte) string {
-	n := new(big.Int).SetBytes(b)
-	s := ""
-	sixtyTwo := big.NewInt(62)
-	for i := 0; i < secretDigits; i++ {
-		m := new(big.Int)
-		n.DivMod(n, sixtyTwo, m)
-		s = string(base62Digits[m.Int64()]) + s
-	}
-	return s
-}
-
-func TestEncodeBase62(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 11)) // fixed seed
-	inputs := map[string][32]byte{"zero": {}, "max": {}, "one": {}}
-	m := inputs["max"]
-	for i := range m {
-		m[i] = 0xff
-	}
-	inputs["max"] = m
-	one := [32]byte{}
-	one[31] = 1
-	inputs["one"] = one
-	for i := 0; i < 50; i++ {
-		var b [32]byte
-		for j := range b {
-			b[j] = byte(rng.Uint32())
-		}
-		inputs[fmt.Sprintf("random %d", i)] = b
-	}
-	for name, in := range inputs {
-		t.Run(name, func(t *testing.T) {
-			got := make([]byte, secretDigits)
-			encodeBase62(got, in)
-			if want := base62Big(in[:]); string(got) != want {
-				t.Errorf("encodeBase62 = %s, want %s", got, want)
-			}
-		})
-	}
-	got := make([]byte, secretDigits)
-	encodeBase62(got, one)
-	if want := strings.Repeat("0", 42) + "1"; string(got) != want {
-		t.Errorf("encodeBase62(1) = %s, want %s", got, want)
-	}
-}
-
 func TestDigest(t *testing.T) {
 	// FIPS 180-2 test vector.
 	want := "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-	if got := Digest("abc"); hex.EncodeToString(got[:]) != want {
+	if got := state.Digest("abc"); hex.EncodeToString(got[:]) != want {
 		t.Errorf("Digest(abc) = %x, want %s", got, want)
 	}
 }
@@ -257,11 +212,11 @@ func TestDigest(t *testing.T) {
 func TestKeyring_Lookup(t *testing.T) {
 	s := mustStoreWithOrg(t)
 	mintAt := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	live, liveSecret, err := s.MintKey(MintRequest{OrgID: "acme", Preset: "analyst", TTL: 48 * time.Hour, Now: mintAt})
+	live, liveSecret, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "analyst", TTL: 48 * time.Hour, Now: mintAt})
 	if err != nil {
 		t.Fatal(err)
 	}
-	revoked, revokedSecret, err := s.MintKey(MintRequest{OrgID: "globex", Preset: "full", Now: mintAt})
+	revoked, revokedSecret, err := s.MintKey(state.MintRequest{OrgID: "globex", Preset: "full", Now: mintAt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,14 +240,14 @@ func TestKeyring_Lookup(t *testing.T) {
 		{"live", liveSecret, mintAt.Add(time.Hour), live.ID, nil},
 		{"at creation", liveSecret, mintAt, live.ID, nil},
 		{"last moment", liveSecret, mintAt.Add(48*time.Hour - time.Nanosecond), live.ID, nil},
-		{"at expiry", liveSecret, mintAt.Add(48 * time.Hour), "", ErrExpiredKey},
-		{"long expired", liveSecret, mintAt.AddDate(1, 0, 0), "", ErrExpiredKey},
-		{"revoked", revokedSecret, mintAt.Add(2 * time.Hour), "", ErrRevokedKey},
-		{"revoked, asked about before the revocation", revokedSecret, mintAt, "", ErrRevokedKey},
-		{"wrong secret", "svc_sk_" + strings.Repeat("0", 43), mintAt, "", ErrUnknownKey},
-		{"one character off", liveSecret[:len(liveSecret)-1] + "!", mintAt, "", ErrUnknownKey},
-		{"empty", "", mintAt, "", ErrUnknownKey},
-		{"digest presented as secret", hex.EncodeToString(live.Digest[:]), mintAt, "", ErrUnknownKey},
+		{"at expiry", liveSecret, mintAt.Add(48 * time.Hour), "", state.ErrExpiredKey},
+		{"long expired", liveSecret, mintAt.AddDate(1, 0, 0), "", state.ErrExpiredKey},
+		{"revoked", revokedSecret, mintAt.Add(2 * time.Hour), "", state.ErrRevokedKey},
+		{"revoked, asked about before the revocation", revokedSecret, mintAt, "", state.ErrRevokedKey},
+		{"wrong secret", "svc_sk_" + strings.Repeat("0", 43), mintAt, "", state.ErrUnknownKey},
+		{"one character off", liveSecret[:len(liveSecret)-1] + "!", mintAt, "", state.ErrUnknownKey},
+		{"empty", "", mintAt, "", state.ErrUnknownKey},
+		{"digest presented as secret", hex.EncodeToString(live.Digest[:]), mintAt, "", state.ErrUnknownKey},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -309,8 +264,8 @@ func TestKeyring_Lookup(t *testing.T) {
 		})
 	}
 
-	var nilRing *Keyring
-	if _, err := nilRing.Lookup(liveSecret, mintAt); !errors.Is(err, ErrUnknownKey) {
+	var nilRing *state.Keyring
+	if _, err := nilRing.Lookup(liveSecret, mintAt); !errors.Is(err, state.ErrUnknownKey) {
 		t.Errorf("nil Keyring Lookup error = %v, want ErrUnknownKey", err)
 	}
 	if nilRing.Len() != 0 {
@@ -318,11 +273,11 @@ func TestKeyring_Lookup(t *testing.T) {
 	}
 
 	// The keyring is a snapshot: a key minted later is not in it.
-	_, later, err := s.MintKey(MintRequest{OrgID: "acme", Preset: "full", Now: mintAt})
+	_, later, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Now: mintAt})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kr.Lookup(later, mintAt); !errors.Is(err, ErrUnknownKey) {
+	if _, err := kr.Lookup(later, mintAt); !errors.Is(err, state.ErrUnknownKey) {
 		t.Errorf("old keyring found a later key: %v", err)
 	}
 	kr2, _ := s.Keyring()
@@ -336,7 +291,7 @@ func TestKeyring_ConcurrentLookup(t *testing.T) {
 	now := testNow.Add(time.Hour)
 	var secrets []string
 	for i := 0; i < 20; i++ {
-		_, secret, err := s.MintKey(MintRequest{OrgID: "acme", Preset: "locality"})
+		_, secret, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "locality"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -355,11 +310,11 @@ func TestKeyring_ConcurrentLookup(t *testing.T) {
 			for i := 0; i < 500; i++ {
 				secret := secrets[(g+i)%len(secrets)]
 				k, err := kr.Lookup(secret, now)
-				if err != nil || k.Digest != Digest(secret) || !k.Has(CapFeatureRead) {
+				if err != nil || k.Digest != state.Digest(secret) || !k.Has(state.CapFeatureRead) {
 					errs <- fmt.Errorf("goroutine %d lookup %d: %v", g, i, err)
 					return
 				}
-				if _, err := kr.Lookup(secret+"x", now); !errors.Is(err, ErrUnknownKey) {
+				if _, err := kr.Lookup(secret+"x", now); !errors.Is(err, state.ErrUnknownKey) {
 					errs <- fmt.Errorf("goroutine %d: bad secret gave %v", g, err)
 					return
 				}
@@ -376,8 +331,8 @@ func TestKeyring_ConcurrentLookup(t *testing.T) {
 func TestStore_KeysAndRevoke(t *testing.T) {
 	s := mustStoreWithOrg(t)
 	day := func(d int) time.Time { return time.Date(2025, 1, d, 0, 0, 0, 0, time.UTC) }
-	mint := func(org string, at time.Time) Key {
-		k, _, err := s.MintKey(MintRequest{OrgID: org, Preset: "full", Now: at})
+	mint := func(org string, at time.Time) state.Key {
+		k, _, err := s.MintKey(state.MintRequest{OrgID: org, Preset: "full", Now: at})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -392,7 +347,7 @@ func TestStore_KeysAndRevoke(t *testing.T) {
 		first, second = second, first
 	}
 
-	ids := func(keys []Key) []string {
+	ids := func(keys []state.Key) []string {
 		var out []string
 		for _, k := range keys {
 			out = append(out, k.ID)
@@ -419,7 +374,7 @@ func TestStore_KeysAndRevoke(t *testing.T) {
 		})
 	}
 	_, err := s.Keys("initech")
-	if !errors.Is(err, ErrNotFound) {
+	if !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Keys(unknown org) error = %v, want ErrNotFound", err)
 	}
 
@@ -441,7 +396,7 @@ func TestStore_KeysAndRevoke(t *testing.T) {
 	if got, _ := s.Key(k3.ID); !got.Revoked.Equal(day(10)) {
 		t.Errorf("stored Revoked = %v, want %v", got.Revoked, day(10))
 	}
-	if err := r2.Active(day(5)); !errors.Is(err, ErrRevokedKey) {
+	if err := r2.Active(day(5)); !errors.Is(err, state.ErrRevokedKey) {
 		t.Errorf("Active of a revoked key = %v", err)
 	}
 	// Revoking with a zero time uses the clock.
@@ -452,11 +407,11 @@ func TestStore_KeysAndRevoke(t *testing.T) {
 
 	for _, id := range []string{"key_nothere1234", ""} {
 		_, err = s.RevokeKey(id, day(1))
-		if !errors.Is(err, ErrNotFound) {
+		if !errors.Is(err, state.ErrNotFound) {
 			t.Fatalf("RevokeKey(%q) error = %v, want ErrNotFound", id, err)
 		}
 		assertErrText(t, err, fmt.Sprintf("key %q not found", id))
-		if _, err := s.Key(id); !errors.Is(err, ErrNotFound) {
+		if _, err := s.Key(id); !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("Key(%q) error = %v, want ErrNotFound", id, err)
 		}
 	}
@@ -464,20 +419,20 @@ func TestStore_KeysAndRevoke(t *testing.T) {
 
 func TestKey_Active(t *testing.T) {
 	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	k := Key{ID: "key_x", Created: created, Expires: created.Add(time.Hour)}
+	k := state.Key{ID: "key_x", Created: created, Expires: created.Add(time.Hour)}
 	revoked := k
 	revoked.Revoked = created.Add(time.Minute)
 	tests := []struct {
 		name string
-		k    Key
+		k    state.Key
 		now  time.Time
 		want error
 	}{
 		{"fresh", k, created, nil},
 		{"just before expiry", k, created.Add(time.Hour - 1), nil},
-		{"at expiry", k, created.Add(time.Hour), ErrExpiredKey},
-		{"revoked", revoked, created.Add(2 * time.Minute), ErrRevokedKey},
-		{"revoked and expired", revoked, created.Add(2 * time.Hour), ErrRevokedKey},
+		{"at expiry", k, created.Add(time.Hour), state.ErrExpiredKey},
+		{"revoked", revoked, created.Add(2 * time.Minute), state.ErrRevokedKey},
+		{"revoked and expired", revoked, created.Add(2 * time.Hour), state.ErrRevokedKey},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -494,13 +449,13 @@ func TestKey_Active(t *testing.T) {
 func TestKey_NoSecretAnywhere(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "frames.db")
 	s := mustOpenStoreOpts(t, path, Options{Create: true})
-	if _, err := s.AddOrg(Org{ID: "acme"}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme"}); err != nil {
 		t.Fatal(err)
 	}
 	var secrets []string
-	var keys []Key
+	var keys []state.Key
 	for i := 0; i < 5; i++ {
-		k, secret, err := s.MintKey(MintRequest{OrgID: "acme", Preset: "full", Name: "k"})
+		k, secret, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Name: "k"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -517,11 +472,11 @@ func TestKey_NoSecretAnywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, secret := range secrets {
-		body := secret[len(SecretPrefix):]
+		body := secret[len(state.SecretPrefix):]
 		if bytes.Contains(data, []byte(body)) {
 			t.Errorf("file holds secret %d", i)
 		}
-		d := Digest(secret)
+		d := state.Digest(secret)
 		if !bytes.Contains(data, d[:]) {
 			t.Errorf("file lacks the digest of secret %d", i)
 		}
@@ -548,11 +503,11 @@ func TestKey_NoSecretAnywhere(t *testing.T) {
 
 func TestKey_Corrupt(t *testing.T) {
 	s := mustStoreWithOrg(t)
-	k, _, err := s.MintKey(MintRequest{OrgID: "acme", Preset: "full"})
+	k, _, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "full"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := k.record()
+	good := recordOf(k)
 	for name, mutate := range map[string]func(r *keyRecord){
 		"short digest": func(r *keyRecord) { r.Digest = "abcd" },
 		"no org":       func(r *keyRecord) { r.OrgID = "" },
@@ -574,7 +529,7 @@ func TestKey_Corrupt(t *testing.T) {
 				"Keys":    second(s.Keys("")),
 				"Keyring": second(s.Keyring()),
 			} {
-				if !errors.Is(err, ErrCorrupt) {
+				if !errors.Is(err, state.ErrCorrupt) {
 					t.Errorf("%s error = %v, want ErrCorrupt", what, err)
 				}
 			}
@@ -620,14 +575,14 @@ func TestParseTTL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseTTL(tt.in)
+			got, err := state.ParseTTL(tt.in)
 			if tt.want != 0 {
 				if err != nil || got != tt.want {
 					t.Fatalf("ParseTTL(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
 				}
 				return
 			}
-			if !errors.Is(err, ErrInvalid) {
+			if !errors.Is(err, state.ErrInvalid) {
 				t.Fatalf("ParseTTL(%q) = %v, %v; want ErrInvalid", tt.in, got, err)
 			}
 			assertErrText(t, err, tt.text, fmt.Sprintf("%q", tt.in))

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"frameindex/state"
 )
 
 func TestStore_KeyUses(t *testing.T) {
 	s := MustOpenStore(t)
-	u := NewKeyUses()
+	u := state.NewKeyUses()
 	if _, ok := u.Last("key_a"); ok {
 		t.Fatal("unseen key has a last use")
 	}
@@ -33,7 +35,7 @@ func TestStore_KeyUses(t *testing.T) {
 		t.Fatalf("third flush = %d, %v", n, err)
 	}
 	// A second process's memory with an older time never rewinds the file.
-	other := NewKeyUses()
+	other := state.NewKeyUses()
 	other.Seen("key_a", t1)
 	if _, err := s.FlushKeyUses(other); err != nil {
 		t.Fatal(err)
@@ -49,10 +51,10 @@ func TestStore_KeyUses(t *testing.T) {
 
 func TestTrackedKeys(t *testing.T) {
 	s := MustOpenStore(t)
-	if _, err := s.AddOrg(Org{ID: "acme"}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme"}); err != nil {
 		t.Fatal(err)
 	}
-	k, secret, err := s.MintKey(MintRequest{OrgID: "acme", Preset: "full"})
+	k, secret, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "full"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,11 +62,11 @@ func TestTrackedKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk := &TrackedKeys{Keys: func() *Keyring { return kr }, Uses: NewKeyUses()}
-	if _, err := tk.Lookup("svc_sk_nope", testNow); !errors.Is(err, ErrUnknownKey) {
+	tk := &state.TrackedKeys{Keys: func() *state.Keyring { return kr }, Uses: state.NewKeyUses()}
+	if _, err := tk.Lookup("svc_sk_nope", testNow); !errors.Is(err, state.ErrUnknownKey) {
 		t.Errorf("unknown secret: %v", err)
 	}
-	if _, err := tk.Lookup(secret, testNow.Add(DefaultTTL)); !errors.Is(err, ErrExpiredKey) {
+	if _, err := tk.Lookup(secret, testNow.Add(state.DefaultTTL)); !errors.Is(err, state.ErrExpiredKey) {
 		t.Errorf("expired: %v", err)
 	}
 	if _, ok := tk.Uses.Last(k.ID); ok {
@@ -76,15 +78,15 @@ func TestTrackedKeys(t *testing.T) {
 	if last, ok := tk.Uses.Last(k.ID); !ok || !last.Equal(testNow.Truncate(time.Second)) {
 		t.Errorf("last use %v, %v", last, ok)
 	}
-	tk.Keys = func() *Keyring { return nil }
-	if _, err := tk.Lookup(secret, testNow); !errors.Is(err, ErrUnknownKey) {
+	tk.Keys = func() *state.Keyring { return nil }
+	if _, err := tk.Lookup(secret, testNow); !errors.Is(err, state.ErrUnknownKey) {
 		t.Errorf("nil keyring: %v", err)
 	}
 }
 
 // BenchmarkKeyUsesSeen is the cost a request pays for the last-use record.
 func BenchmarkKeyUsesSeen(b *testing.B) {
-	u := NewKeyUses()
+	u := state.NewKeyUses()
 	ids := []string{"key_aaaaaaaaaaaa", "key_bbbbbbbbbbbb", "key_cccccccccccc"}
 	now := testNow
 	b.ReportAllocs()

@@ -2,11 +2,10 @@ package bolt
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
+
+	"frameindex/state"
 
 	bbolt "go.etcd.io/bbolt"
 )
@@ -18,28 +17,20 @@ func licenceKey(orgID, dataset string) []byte {
 	return []byte(orgID + "/" + dataset)
 }
 
-func checkMode(mode string) error {
-	switch mode {
-	case LicenceSubscription, LicencePerQuery:
-		return nil
-	}
-	return errorf(ErrInvalid, nil, "invalid licence mode %q: must be subscription or per_query", mode)
-}
-
 // decodeLicence decodes a stored licence, checking that it is one this
 // package could have written under its key.
-func (s *Store) decodeLicence(k, v []byte) (Licence, error) {
-	var l Licence
+func (s *Store) decodeLicence(k, v []byte) (state.Licence, error) {
+	var l state.Licence
 	err := decodeStrict(v, &l)
 	switch {
 	case err != nil:
 	case !bytes.Equal(k, licenceKey(l.OrgID, l.Dataset)):
 		err = fmt.Errorf("record is for %s/%s", l.OrgID, l.Dataset)
-	case checkMode(l.Mode) != nil:
+	case state.CheckLicenceMode(l.Mode) != nil:
 		err = fmt.Errorf("unknown mode %q", l.Mode)
 	}
 	if err != nil {
-		return Licence{}, errorf(ErrCorrupt, err, "data file %q is corrupt: licence %q: %v", s.path, k, err)
+		return state.Licence{}, state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: licence %q: %v", s.path, k, err)
 	}
 	return l, nil
 }
@@ -52,14 +43,14 @@ func (s *Store) decodeLicence(k, v []byte) (Licence, error) {
 // Errors: ErrInvalid for an unknown mode or when org owns the dataset (an
 // owner reads its own datasets without a licence); ErrNotFound for an
 // unknown organisation or dataset; ErrCorrupt.
-func (s *Store) GrantLicence(orgID, dataset, mode string, now time.Time) (Licence, error) {
-	if err := checkMode(mode); err != nil {
-		return Licence{}, err
+func (s *Store) GrantLicence(orgID, dataset, mode string, now time.Time) (state.Licence, error) {
+	if err := state.CheckLicenceMode(mode); err != nil {
+		return state.Licence{}, err
 	}
 	if now.IsZero() {
 		now = s.clock()
 	}
-	l := Licence{OrgID: orgID, Dataset: dataset, Mode: mode, Granted: now.Round(0).UTC()}
+	l := state.Licence{OrgID: orgID, Dataset: dataset, Mode: mode, Granted: now.Round(0).UTC()}
 	err := s.update(func(tx *bbolt.Tx) error {
 		if _, err := s.getOrg(tx, orgID); err != nil {
 			return err
@@ -68,8 +59,8 @@ func (s *Store) GrantLicence(orgID, dataset, mode string, now time.Time) (Licenc
 		if err != nil {
 			return err
 		}
-		if d.Owner == orgID {
-			return errorf(ErrInvalid, nil, "organisation %s owns dataset %s: an owner reads its own datasets without a licence", orgID, dataset)
+		if err := state.CheckNotOwner(orgID, d); err != nil {
+			return err
 		}
 		b, err := tx.CreateBucketIfNotExists(bucketLicences)
 		if err != nil {
@@ -78,7 +69,7 @@ func (s *Store) GrantLicence(orgID, dataset, mode string, now time.Time) (Licenc
 		return putJSON(b, licenceKey(orgID, dataset), l)
 	})
 	if err != nil {
-		return Licence{}, err
+		return state.Licence{}, err
 	}
 	return l, nil
 }
@@ -91,7 +82,7 @@ func (s *Store) RevokeLicence(orgID, dataset string) error {
 		b := tx.Bucket(bucketLicences)
 		k := licenceKey(orgID, dataset)
 		if b == nil || b.Get(k) == nil {
-			return errorf(ErrNotFound, nil, "organisation %q holds no licence for dataset %q", orgID, dataset)
+			return state.Errorf(state.ErrNotFound, "organisation %q holds no licence for dataset %q", orgID, dataset)
 		}
 		return b.Delete(k)
 	})
@@ -100,8 +91,8 @@ func (s *Store) RevokeLicence(orgID, dataset string) error {
 // Licences lists licences, of one organisation or all (""), sorted by
 // organisation and then dataset id. Errors: ErrNotFound for an unknown
 // organisation; ErrCorrupt.
-func (s *Store) Licences(orgID string) ([]Licence, error) {
-	var out []Licence
+func (s *Store) Licences(orgID string) ([]state.Licence, error) {
+	var out []state.Licence
 	err := s.view(func(tx *bbolt.Tx) error {
 		if orgID != "" {
 			if _, err := s.getOrg(tx, orgID); err != nil {
@@ -115,15 +106,13 @@ func (s *Store) Licences(orgID string) ([]Licence, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b Licence) int {
-		return cmp.Or(strings.Compare(a.OrgID, b.OrgID), strings.Compare(a.Dataset, b.Dataset))
-	})
+	state.SortLicences(out)
 	return out, nil
 }
 
 // licencesOf reads the licences of orgID (all when "") in tx, in key
 // order.
-func (s *Store) licencesOf(tx *bbolt.Tx, orgID string) ([]Licence, error) {
+func (s *Store) licencesOf(tx *bbolt.Tx, orgID string) ([]state.Licence, error) {
 	b := tx.Bucket(bucketLicences)
 	if b == nil {
 		return nil, nil
@@ -132,11 +121,11 @@ func (s *Store) licencesOf(tx *bbolt.Tx, orgID string) ([]Licence, error) {
 	if orgID != "" {
 		prefix = []byte(orgID + "/")
 	}
-	var out []Licence
+	var out []state.Licence
 	c := b.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		if v == nil {
-			return nil, errorf(ErrCorrupt, nil, "data file %q is corrupt: licences bucket holds a bucket %q", s.path, k)
+			return nil, state.Errorf(state.ErrCorrupt, "data file %q is corrupt: licences bucket holds a bucket %q", s.path, k)
 		}
 		l, err := s.decodeLicence(k, v)
 		if err != nil {
@@ -155,11 +144,11 @@ func (s *Store) licencesOf(tx *bbolt.Tx, orgID string) ([]Licence, error) {
 // not checked here. Errors: ErrCorrupt.
 //
 // It reads every dataset description: fine for hundreds of datasets.
-func (s *Store) Readable(k Key) ([]Access, error) {
+func (s *Store) Readable(k state.Key) ([]state.Access, error) {
 	if k.OrgID == "" {
 		return nil, nil
 	}
-	var out []Access
+	var out []state.Access
 	err := s.view(func(tx *bbolt.Tx) error {
 		lic, err := s.licencesOf(tx, k.OrgID)
 		if err != nil {
@@ -173,22 +162,11 @@ func (s *Store) Readable(k Key) ([]Access, error) {
 		if err != nil {
 			return err
 		}
-		for _, d := range all {
-			if len(k.Datasets) > 0 && !slices.Contains(k.Datasets, d.ID) {
-				continue
-			}
-			m, licensed := mode[d.ID]
-			switch {
-			case d.Owner == k.OrgID:
-				out = append(out, Access{Dataset: d})
-			case licensed:
-				out = append(out, Access{Dataset: d, PerQuery: m == LicencePerQuery})
-			}
-		}
+		out = state.ReadableBy(k, all, mode) // allDatasets reads in id order
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return out, nil // allDatasets reads in id order
+	return out, nil
 }

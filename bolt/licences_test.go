@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"frameindex/state"
 )
 
 // licenceStore has organisations acme, beta and gamma; acme owns "pop" and
@@ -15,7 +17,7 @@ func licenceStore(t *testing.T) *Store {
 	for _, o := range []string{"acme", "beta", "gamma"} {
 		mustAddOrg(t, s, o, "pro", 0)
 	}
-	for _, d := range []Dataset{
+	for _, d := range []state.Dataset{
 		{ID: "pop", Owner: "acme", Price: 1},
 		{ID: "roads", Owner: "acme", Price: 3},
 		{ID: "health", Owner: "beta", Price: 2},
@@ -34,23 +36,23 @@ func TestStore_GrantLicence(t *testing.T) {
 		mode      string
 		wantErr   error
 		text      string
-		wantAfter []Licence // beta's licences after the call
+		wantAfter []state.Licence // beta's licences after the call
 	}{
-		{name: "per query", org: "beta", ds: "pop", mode: LicencePerQuery,
-			wantAfter: []Licence{{"beta", "pop", LicencePerQuery, later}, {"beta", "roads", LicenceSubscription, testNow.Round(0)}}},
-		{name: "replace", org: "beta", ds: "roads", mode: LicencePerQuery,
-			wantAfter: []Licence{{"beta", "roads", LicencePerQuery, later}}},
-		{name: "own dataset", org: "beta", ds: "health", mode: LicenceSubscription, wantErr: ErrInvalid,
+		{name: "per query", org: "beta", ds: "pop", mode: state.LicencePerQuery,
+			wantAfter: []state.Licence{{OrgID: "beta", Dataset: "pop", Mode: state.LicencePerQuery, Granted: later}, {OrgID: "beta", Dataset: "roads", Mode: state.LicenceSubscription, Granted: testNow.Round(0)}}},
+		{name: "replace", org: "beta", ds: "roads", mode: state.LicencePerQuery,
+			wantAfter: []state.Licence{{OrgID: "beta", Dataset: "roads", Mode: state.LicencePerQuery, Granted: later}}},
+		{name: "own dataset", org: "beta", ds: "health", mode: state.LicenceSubscription, wantErr: state.ErrInvalid,
 			text: "organisation beta owns dataset health"},
-		{name: "unknown mode", org: "beta", ds: "pop", mode: "flat", wantErr: ErrInvalid,
+		{name: "unknown mode", org: "beta", ds: "pop", mode: "flat", wantErr: state.ErrInvalid,
 			text: `invalid licence mode "flat": must be subscription or per_query`},
-		{name: "unknown org", org: "nope", ds: "pop", mode: LicencePerQuery, wantErr: ErrNotFound, text: `organisation "nope" not found`},
-		{name: "unknown dataset", org: "beta", ds: "nope", mode: LicencePerQuery, wantErr: ErrNotFound, text: `dataset "nope" not found`},
+		{name: "unknown org", org: "nope", ds: "pop", mode: state.LicencePerQuery, wantErr: state.ErrNotFound, text: `organisation "nope" not found`},
+		{name: "unknown dataset", org: "beta", ds: "nope", mode: state.LicencePerQuery, wantErr: state.ErrNotFound, text: `dataset "nope" not found`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := licenceStore(t)
-			if _, err := s.GrantLicence("beta", "roads", LicenceSubscription, testNow); err != nil {
+			if _, err := s.GrantLicence("beta", "roads", state.LicenceSubscription, testNow); err != nil {
 				t.Fatal(err)
 			}
 			l, err := s.GrantLicence(tt.org, tt.ds, tt.mode, later)
@@ -59,10 +61,10 @@ func TestStore_GrantLicence(t *testing.T) {
 					t.Fatalf("GrantLicence error = %v, want %v", err, tt.wantErr)
 				}
 				assertErrText(t, err, tt.text)
-				tt.wantAfter = []Licence{{"beta", "roads", LicenceSubscription, testNow.Round(0)}}
+				tt.wantAfter = []state.Licence{{OrgID: "beta", Dataset: "roads", Mode: state.LicenceSubscription, Granted: testNow.Round(0)}}
 			} else if err != nil {
 				t.Fatal(err)
-			} else if want := (Licence{tt.org, tt.ds, tt.mode, later}); l != want {
+			} else if want := (state.Licence{OrgID: tt.org, Dataset: tt.ds, Mode: tt.mode, Granted: later}); l != want {
 				t.Errorf("GrantLicence = %+v, want %+v", l, want)
 			}
 			got, err := s.Licences("beta")
@@ -82,7 +84,7 @@ func TestStore_LicencesAndRevoke(t *testing.T) {
 	mustAddOrg(t, s, "a", "pro", 0)
 	mustAddOrg(t, s, "a-b", "pro", 0)
 	for _, l := range [][2]string{{"gamma", "pop"}, {"a-b", "pop"}, {"a", "zones"}, {"a", "health"}, {"beta", "pop"}} {
-		if _, err := s.GrantLicence(l[0], l[1], LicenceSubscription, testNow); err != nil {
+		if _, err := s.GrantLicence(l[0], l[1], state.LicenceSubscription, testNow); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -104,7 +106,7 @@ func TestStore_LicencesAndRevoke(t *testing.T) {
 	if l, err := s.Licences("acme"); err != nil || l != nil {
 		t.Errorf("Licences(acme) = %v, %v; want none", l, err)
 	}
-	if _, err := s.Licences("nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Licences("nope"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Licences(nope) = %v, want ErrNotFound", err)
 	}
 
@@ -112,7 +114,7 @@ func TestStore_LicencesAndRevoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = s.RevokeLicence("a", "zones")
-	if !errors.Is(err, ErrNotFound) {
+	if !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("second RevokeLicence = %v, want ErrNotFound", err)
 	}
 	assertErrText(t, err, `organisation "a" holds no licence for dataset "zones"`)
@@ -129,9 +131,9 @@ func TestStore_Readable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	grant("acme", "health", LicencePerQuery)
-	grant("acme", "zones", LicenceSubscription)
-	grant("gamma", "pop", LicencePerQuery)
+	grant("acme", "health", state.LicencePerQuery)
+	grant("acme", "zones", state.LicenceSubscription)
+	grant("gamma", "pop", state.LicencePerQuery)
 
 	type access struct {
 		id       string
@@ -139,18 +141,18 @@ func TestStore_Readable(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		key  Key
+		key  state.Key
 		want []access
 	}{
-		{name: "own and licensed", key: Key{OrgID: "acme"},
+		{name: "own and licensed", key: state.Key{OrgID: "acme"},
 			want: []access{{"health", true}, {"pop", false}, {"roads", false}, {"zones", false}}},
-		{name: "narrowed", key: Key{OrgID: "acme", Datasets: []string{"zones", "health", "missing"}},
+		{name: "narrowed", key: state.Key{OrgID: "acme", Datasets: []string{"zones", "health", "missing"}},
 			want: []access{{"health", true}, {"zones", false}}},
-		{name: "narrowed to another's unlicensed dataset", key: Key{OrgID: "gamma", Datasets: []string{"health"}}},
-		{name: "licensee only", key: Key{OrgID: "gamma"}, want: []access{{"pop", true}}},
-		{name: "owner only", key: Key{OrgID: "beta"}, want: []access{{"health", false}, {"zones", false}}},
-		{name: "unknown organisation", key: Key{OrgID: "nope"}},
-		{name: "no organisation", key: Key{}},
+		{name: "narrowed to another's unlicensed dataset", key: state.Key{OrgID: "gamma", Datasets: []string{"health"}}},
+		{name: "licensee only", key: state.Key{OrgID: "gamma"}, want: []access{{"pop", true}}},
+		{name: "owner only", key: state.Key{OrgID: "beta"}, want: []access{{"health", false}, {"zones", false}}},
+		{name: "unknown organisation", key: state.Key{OrgID: "nope"}},
+		{name: "no organisation", key: state.Key{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -178,7 +180,7 @@ func TestStore_Readable(t *testing.T) {
 	if err := s.RemoveDataset("zones"); err != nil {
 		t.Fatal(err)
 	}
-	acc, err := s.Readable(Key{OrgID: "acme"})
+	acc, err := s.Readable(state.Key{OrgID: "acme"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,13 +193,13 @@ func BenchmarkStore_Readable(b *testing.B) {
 	s, _ := dataStore(b, 10)
 	mustAddOrg(b, s, "beta", "pro", 0)
 	for _, id := range []string{"health", "roads"} {
-		if _, err := s.GrantLicence("beta", id, LicencePerQuery, testNow); err != nil {
+		if _, err := s.GrantLicence("beta", id, state.LicencePerQuery, testNow); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		acc, err := s.Readable(Key{OrgID: "beta"})
+		acc, err := s.Readable(state.Key{OrgID: "beta"})
 		if err != nil || len(acc) != 2 {
 			b.Fatal(acc, err)
 		}

@@ -4,50 +4,14 @@ import (
 	"fmt"
 	"time"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
-
-// Offer modes: how an organisation offers one of its datasets to the
-// others in the marketplace.
-const (
-	OfferPrivate      = "private"      // not offered; nobody may license it from the marketplace
-	OfferSubscription = "subscription" // licensed for a flat price, debited once when licensed
-	OfferPerQuery     = "per_query"    // licensed free; each contributing request pays the dataset's Price
-)
-
-// LedgerLicence is the kind of the ledger entry that debits a
-// subscription's price when an organisation licenses an offered dataset.
-const LedgerLicence = "licence"
-
-// maxLicenceTextLen bounds an offer's licence text, in bytes.
-const maxLicenceTextLen = 8000
 
 // bucketOffers holds one Offer per offered dataset, keyed by dataset id.
 // A dataset without a record is private.
 var bucketOffers = []byte("offers")
-
-// Offer is how a dataset is offered in the marketplace.
-type Offer struct {
-	Dataset     string    `json:"dataset"`
-	Mode        string    `json:"mode"`                  // OfferSubscription or OfferPerQuery (private offers are not stored)
-	Price       int64     `json:"price"`                 // subscription: credits debited once; per_query: the dataset's Price per contributing request
-	LicenceText string    `json:"licenceText,omitempty"` // the terms a licensee accepts
-	Updated     time.Time `json:"updated"`
-}
-
-// Listing is an offer with the dataset it offers, for the catalogue.
-type Listing struct {
-	Offer
-	Info Dataset `json:"info"` // the dataset's description: name, owner, attributes, source, frames, year
-}
-
-func checkOfferMode(mode string) error {
-	switch mode {
-	case OfferPrivate, OfferSubscription, OfferPerQuery:
-		return nil
-	}
-	return errorf(ErrInvalid, nil, "invalid offer mode %q: must be private, subscription or per_query", mode)
-}
 
 // SetOffer offers dataset o.Dataset in o.Mode at o.Price with o.LicenceText
 // (replacing an earlier offer) and returns the offer as stored. For
@@ -59,18 +23,12 @@ func checkOfferMode(mode string) error {
 // Errors: ErrInvalid for an unknown mode, a negative price or a licence
 // text that is too long or holds control characters; ErrNotFound for an
 // unknown dataset; ErrCorrupt.
-func (s *Store) SetOffer(o Offer, now time.Time) (Offer, error) {
-	if err := checkOfferMode(o.Mode); err != nil {
-		return Offer{}, err
+func (s *Store) SetOffer(o state.Offer, now time.Time) (state.Offer, error) {
+	if err := state.CheckOffer(o); err != nil {
+		return state.Offer{}, err
 	}
-	if o.Mode == OfferPrivate {
-		return Offer{Dataset: o.Dataset, Mode: OfferPrivate}, s.WithdrawOffer(o.Dataset)
-	}
-	if err := checkPrice(o.Dataset, o.Price); err != nil {
-		return Offer{}, err
-	}
-	if err := checkText("licence text of dataset "+o.Dataset, o.LicenceText, maxLicenceTextLen, true); err != nil {
-		return Offer{}, err
+	if o.Mode == state.OfferPrivate {
+		return state.Offer{Dataset: o.Dataset, Mode: state.OfferPrivate}, s.WithdrawOffer(o.Dataset)
 	}
 	if now.IsZero() {
 		now = s.clock()
@@ -81,7 +39,7 @@ func (s *Store) SetOffer(o Offer, now time.Time) (Offer, error) {
 		if err != nil {
 			return err
 		}
-		if o.Mode == OfferPerQuery && d.Price != o.Price {
+		if o.Mode == state.OfferPerQuery && d.Price != o.Price {
 			d.Price = o.Price
 			if err := putJSON(tx.Bucket(bucketDatasets), []byte(d.ID), d); err != nil {
 				return err
@@ -94,7 +52,7 @@ func (s *Store) SetOffer(o Offer, now time.Time) (Offer, error) {
 		return putJSON(b, []byte(o.Dataset), o)
 	})
 	if err != nil {
-		return Offer{}, err
+		return state.Offer{}, err
 	}
 	return o, nil
 }
@@ -117,27 +75,27 @@ func (s *Store) WithdrawOffer(dataset string) error {
 
 // getOffer reads the offer of dataset in tx; ok is false when it is
 // private.
-func (s *Store) getOffer(tx *bbolt.Tx, dataset string) (o Offer, ok bool, err error) {
+func (s *Store) getOffer(tx *bbolt.Tx, dataset string) (o state.Offer, ok bool, err error) {
 	b := tx.Bucket(bucketOffers)
 	if b == nil {
-		return Offer{}, false, nil
+		return state.Offer{}, false, nil
 	}
 	v := b.Get([]byte(dataset))
 	if v == nil {
-		return Offer{}, false, nil
+		return state.Offer{}, false, nil
 	}
 	err = decodeStrict(v, &o)
 	switch {
 	case err != nil:
 	case o.Dataset != dataset:
 		err = fmt.Errorf("record is for %s", o.Dataset)
-	case o.Mode != OfferSubscription && o.Mode != OfferPerQuery:
+	case o.Mode != state.OfferSubscription && o.Mode != state.OfferPerQuery:
 		err = fmt.Errorf("unknown mode %q", o.Mode)
 	case o.Price < 0:
 		err = fmt.Errorf("negative price %d", o.Price)
 	}
 	if err != nil {
-		return Offer{}, false, errorf(ErrCorrupt, err, "data file %q is corrupt: offer %q: %v", s.path, dataset, err)
+		return state.Offer{}, false, state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: offer %q: %v", s.path, dataset, err)
 	}
 	return o, true, nil
 }
@@ -146,8 +104,8 @@ func (s *Store) getOffer(tx *bbolt.Tx, dataset string) (o Offer, ok bool, err er
 // id order; a per_query offer shows the dataset's current Price. Offers of
 // datasets since removed are left out. One read transaction. Errors:
 // ErrCorrupt.
-func (s *Store) Offers() ([]Listing, error) {
-	var out []Listing
+func (s *Store) Offers() ([]state.Listing, error) {
+	var out []state.Listing
 	err := s.view(func(tx *bbolt.Tx) error {
 		all, err := s.allDatasets(tx)
 		if err != nil {
@@ -161,10 +119,10 @@ func (s *Store) Offers() ([]Listing, error) {
 			if !ok {
 				continue
 			}
-			if o.Mode == OfferPerQuery {
+			if o.Mode == state.OfferPerQuery {
 				o.Price = d.Price
 			}
-			out = append(out, Listing{Offer: o, Info: d})
+			out = append(out, state.Listing{Offer: o, Info: d})
 		}
 		return nil
 	})
@@ -187,13 +145,13 @@ func (s *Store) Offers() ([]Listing, error) {
 // has fewer credits than the price (nothing is written); ErrExists when
 // orgID already holds a licence for the dataset (revoke it first to change
 // its terms); ErrCorrupt.
-func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (Licence, *LedgerEntry, error) {
+func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (state.Licence, *state.LedgerEntry, error) {
 	if now.IsZero() {
 		now = s.clock()
 	}
 	now = now.Round(0).UTC()
-	var l Licence
-	var entry *LedgerEntry
+	var l state.Licence
+	var entry *state.LedgerEntry
 	err := s.update(func(tx *bbolt.Tx) error {
 		org, err := s.getOrg(tx, orgID)
 		if err != nil {
@@ -203,15 +161,15 @@ func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (Licence, *Le
 		if err != nil {
 			return err
 		}
-		if d.Owner == orgID {
-			return errorf(ErrInvalid, nil, "organisation %s owns dataset %s: an owner reads its own datasets without a licence", orgID, dataset)
+		if err := state.CheckNotOwner(orgID, d); err != nil {
+			return err
 		}
 		o, ok, err := s.getOffer(tx, dataset)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return errorf(ErrNotFound, nil, "dataset %s is not offered in the marketplace", dataset)
+			return state.Errorf(state.ErrNotFound, "dataset %s is not offered in the marketplace", dataset)
 		}
 		lb, err := tx.CreateBucketIfNotExists(bucketLicences)
 		if err != nil {
@@ -219,29 +177,25 @@ func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (Licence, *Le
 		}
 		k := licenceKey(orgID, dataset)
 		if lb.Get(k) != nil {
-			return errorf(ErrExists, nil, "organisation %s already holds a licence for dataset %s", orgID, dataset)
+			return state.Errorf(state.ErrExists, "organisation %s already holds a licence for dataset %s", orgID, dataset)
 		}
-		l = Licence{OrgID: orgID, Dataset: dataset, Mode: o.Mode, Granted: now}
-		if o.Mode == OfferSubscription && o.Price > 0 {
-			if org.Credits < o.Price {
-				return errorf(ErrInvalid, nil, "organisation %s has %s; the subscription to dataset %s costs %s",
-					org.ID, creditsText(uint64(max(org.Credits, 0))), dataset, creditsText(uint64(o.Price)))
-			}
-			org.Credits -= o.Price
-			e := LedgerEntry{Time: now, Kind: LedgerLicence, Credits: -o.Price, Balance: org.Credits,
-				Dataset: dataset, Note: "subscription to dataset " + dataset}
-			if e.Seq, err = appendLedger(tx, org.ID, e); err != nil {
+		var e *state.LedgerEntry
+		if l, org, e, err = state.DecideLicence(org, dataset, o, now); err != nil {
+			return err
+		}
+		if e != nil {
+			if e.Seq, err = appendLedger(tx, org.ID, *e); err != nil {
 				return err
 			}
 			if err := putOrg(tx, org); err != nil {
 				return err
 			}
-			entry = &e
+			entry = e
 		}
 		return putJSON(lb, k, l)
 	})
 	if err != nil {
-		return Licence{}, nil, err
+		return state.Licence{}, nil, err
 	}
 	return l, entry, nil
 }

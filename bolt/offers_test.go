@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -11,24 +13,24 @@ func TestStore_LicenseOffer(t *testing.T) {
 	tests := []struct {
 		name     string
 		credits  int64 // gamma's balance before
-		offer    *Offer
+		offer    *state.Offer
 		org      string
 		wantErr  error
 		wantMode string
 		wantDebt int64 // credits debited
 	}{
-		{name: "subscription debits", credits: 10, offer: &Offer{Dataset: "roads", Mode: OfferSubscription, Price: 7},
-			org: "gamma", wantMode: LicenceSubscription, wantDebt: 7},
-		{name: "free subscription writes no entry", credits: 0, offer: &Offer{Dataset: "roads", Mode: OfferSubscription},
-			org: "gamma", wantMode: LicenceSubscription},
-		{name: "per query charges nothing now", credits: 0, offer: &Offer{Dataset: "roads", Mode: OfferPerQuery, Price: 4},
-			org: "gamma", wantMode: LicencePerQuery},
-		{name: "insufficient credits refuses both", credits: 6, offer: &Offer{Dataset: "roads", Mode: OfferSubscription, Price: 7},
-			org: "gamma", wantErr: ErrInvalid},
-		{name: "private", credits: 10, org: "gamma", wantErr: ErrNotFound},
-		{name: "withdrawn", credits: 10, offer: &Offer{Dataset: "roads", Mode: OfferPrivate}, org: "gamma", wantErr: ErrNotFound},
-		{name: "own dataset", credits: 10, offer: &Offer{Dataset: "roads", Mode: OfferSubscription, Price: 1}, org: "acme", wantErr: ErrInvalid},
-		{name: "unknown org", credits: 10, offer: &Offer{Dataset: "roads", Mode: OfferSubscription}, org: "nope", wantErr: ErrNotFound},
+		{name: "subscription debits", credits: 10, offer: &state.Offer{Dataset: "roads", Mode: state.OfferSubscription, Price: 7},
+			org: "gamma", wantMode: state.LicenceSubscription, wantDebt: 7},
+		{name: "free subscription writes no entry", credits: 0, offer: &state.Offer{Dataset: "roads", Mode: state.OfferSubscription},
+			org: "gamma", wantMode: state.LicenceSubscription},
+		{name: "per query charges nothing now", credits: 0, offer: &state.Offer{Dataset: "roads", Mode: state.OfferPerQuery, Price: 4},
+			org: "gamma", wantMode: state.LicencePerQuery},
+		{name: "insufficient credits refuses both", credits: 6, offer: &state.Offer{Dataset: "roads", Mode: state.OfferSubscription, Price: 7},
+			org: "gamma", wantErr: state.ErrInvalid},
+		{name: "private", credits: 10, org: "gamma", wantErr: state.ErrNotFound},
+		{name: "withdrawn", credits: 10, offer: &state.Offer{Dataset: "roads", Mode: state.OfferPrivate}, org: "gamma", wantErr: state.ErrNotFound},
+		{name: "own dataset", credits: 10, offer: &state.Offer{Dataset: "roads", Mode: state.OfferSubscription, Price: 1}, org: "acme", wantErr: state.ErrInvalid},
+		{name: "unknown org", credits: 10, offer: &state.Offer{Dataset: "roads", Mode: state.OfferSubscription}, org: "nope", wantErr: state.ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,10 +72,10 @@ func TestStore_LicenseOffer(t *testing.T) {
 			case tt.wantDebt == 0 && (e != nil || len(after) != len(before)):
 				t.Errorf("ledger entry %+v written for a free licence", e)
 			case tt.wantDebt > 0 && (e == nil || len(after) != len(before)+1 || after[len(after)-1] != *e ||
-				e.Kind != LedgerLicence || e.Credits != -tt.wantDebt || e.Dataset != "roads"):
+				e.Kind != state.LedgerLicence || e.Credits != -tt.wantDebt || e.Dataset != "roads"):
 				t.Errorf("ledger entry %+v, ledger %v; want a debit of %d for roads", e, after, tt.wantDebt)
 			}
-			if _, _, err := s.LicenseOffer(tt.org, "roads", testNow); !errors.Is(err, ErrExists) {
+			if _, _, err := s.LicenseOffer(tt.org, "roads", testNow); !errors.Is(err, state.ErrExists) {
 				t.Errorf("licensing twice: error %v, want ErrExists", err)
 			}
 		})
@@ -82,26 +84,26 @@ func TestStore_LicenseOffer(t *testing.T) {
 
 func TestStore_Offers(t *testing.T) {
 	s := licenceStore(t)
-	if _, err := s.SetOffer(Offer{Dataset: "pop", Mode: OfferPerQuery, Price: 5, LicenceText: "CC BY 4.0"}, testNow); err != nil {
+	if _, err := s.SetOffer(state.Offer{Dataset: "pop", Mode: state.OfferPerQuery, Price: 5, LicenceText: "CC BY 4.0"}, testNow); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SetOffer(Offer{Dataset: "health", Mode: OfferSubscription, Price: 9}, testNow); err != nil {
+	if _, err := s.SetOffer(state.Offer{Dataset: "health", Mode: state.OfferSubscription, Price: 9}, testNow); err != nil {
 		t.Fatal(err)
 	}
 	d, _ := s.Dataset("pop")
 	if d.Price != 5 {
 		t.Errorf("per-query offer left the dataset's price at %d, want 5", d.Price)
 	}
-	for _, bad := range []Offer{
+	for _, bad := range []state.Offer{
 		{Dataset: "pop", Mode: "flat"},
-		{Dataset: "pop", Mode: OfferSubscription, Price: -1},
-		{Dataset: "pop", Mode: OfferSubscription, LicenceText: "a\x00b"},
+		{Dataset: "pop", Mode: state.OfferSubscription, Price: -1},
+		{Dataset: "pop", Mode: state.OfferSubscription, LicenceText: "a\x00b"},
 	} {
-		if _, err := s.SetOffer(bad, testNow); !errors.Is(err, ErrInvalid) {
+		if _, err := s.SetOffer(bad, testNow); !errors.Is(err, state.ErrInvalid) {
 			t.Errorf("SetOffer(%+v) error %v, want ErrInvalid", bad, err)
 		}
 	}
-	if _, err := s.SetOffer(Offer{Dataset: "nope", Mode: OfferSubscription}, testNow); !errors.Is(err, ErrNotFound) {
+	if _, err := s.SetOffer(state.Offer{Dataset: "nope", Mode: state.OfferSubscription}, testNow); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("unknown dataset: error %v, want ErrNotFound", err)
 	}
 	ls, err := s.Offers()
@@ -124,7 +126,7 @@ func TestStore_Offers(t *testing.T) {
 	if lic, _ := s.Licences("gamma"); len(lic) != 1 {
 		t.Errorf("withdrawing removed licences: %v", lic)
 	}
-	if err := s.WithdrawOffer("nope"); !errors.Is(err, ErrNotFound) {
+	if err := s.WithdrawOffer("nope"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("withdrawing an unknown dataset: %v", err)
 	}
 }
@@ -133,7 +135,7 @@ func TestStore_Offers(t *testing.T) {
 // it, so a dataset imported later under the same id starts private.
 func TestStore_RemoveDatasetDropsOffer(t *testing.T) {
 	s := licenceStore(t)
-	if _, err := s.SetOffer(Offer{Dataset: "roads", Mode: OfferSubscription, Price: 2}, testNow); err != nil {
+	if _, err := s.SetOffer(state.Offer{Dataset: "roads", Mode: state.OfferSubscription, Price: 2}, testNow); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.RemoveDataset("roads"); err != nil {

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -35,7 +37,7 @@ func (s *Store) versionCursor(tx *bbolt.Tx, id string, name []byte) (*bbolt.Curs
 	}
 	ver, err := liveVersion(datasets, id)
 	if err != nil {
-		return nil, errorf(ErrCorrupt, err, "data file %q is corrupt: dataset %q: %v", s.path, id, err)
+		return nil, state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: dataset %q: %v", s.path, id, err)
 	}
 	if ver == 0 {
 		return nil, nil
@@ -45,7 +47,7 @@ func (s *Store) versionCursor(tx *bbolt.Tx, id string, name []byte) (*bbolt.Curs
 		b = vb.Bucket(name)
 	}
 	if b == nil {
-		return nil, errorf(ErrCorrupt, nil, "data file %q is corrupt: the records of dataset %q, version %d, are missing", s.path, id, ver)
+		return nil, state.Errorf(state.ErrCorrupt, "data file %q is corrupt: the records of dataset %q, version %d, are missing", s.path, id, ver)
 	}
 	return b.Cursor(), nil
 }
@@ -77,7 +79,7 @@ func (s *Store) ScanRecords(id string, ranges []IDRange, fn func(frame uint64, f
 			}
 			for k, v := c.Seek(frameKey(key[:0], r.From)); k != nil; k, v = c.Next() {
 				if len(k) != 8 || v == nil {
-					return errorf(ErrCorrupt, nil, "data file %q is corrupt: dataset %q: a frame record key of %d bytes", s.path, id, len(k))
+					return state.Errorf(state.ErrCorrupt, "data file %q is corrupt: dataset %q: a frame record key of %d bytes", s.path, id, len(k))
 				}
 				frame := binary.BigEndian.Uint64(k)
 				if frame > r.To {
@@ -85,7 +87,7 @@ func (s *Store) ScanRecords(id string, ranges []IDRange, fn func(frame uint64, f
 				}
 				count, n := binary.Uvarint(v)
 				if n <= 0 || count > math.MaxUint32 {
-					return errorf(ErrCorrupt, nil, "data file %q is corrupt: dataset %q, frame %d: bad feature count", s.path, id, frame)
+					return state.Errorf(state.ErrCorrupt, "data file %q is corrupt: dataset %q, frame %d: bad feature count", s.path, id, frame)
 				}
 				var attrs []byte
 				if len(v) > n {
@@ -131,7 +133,7 @@ func (s *Store) ScanFeatures(id string, ranges []IDRange, from FeatureKey, fn fu
 			seek := binary.BigEndian.AppendUint32(frameKey(key[:0], start.Frame), start.Seq)
 			for k, v := c.Seek(seek); k != nil; k, v = c.Next() {
 				if len(k) != 12 || v == nil {
-					return errorf(ErrCorrupt, nil, "data file %q is corrupt: dataset %q: a feature key of %d bytes", s.path, id, len(k))
+					return state.Errorf(state.ErrCorrupt, "data file %q is corrupt: dataset %q: a feature key of %d bytes", s.path, id, len(k))
 				}
 				fk := FeatureKey{Frame: binary.BigEndian.Uint64(k), Seq: binary.BigEndian.Uint32(k[8:])}
 				if fk.Frame > r.To {

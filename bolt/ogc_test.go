@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"frameindex/state"
 )
 
 // ogcStore holds dataset "d": attributes on frames 10, 11, 20, 35 and 40,
@@ -27,8 +29,8 @@ func ogcStore(t *testing.T) *Store {
 		}
 		recs = append(recs, r)
 	}
-	attrs := []Attribute{{Name: "v", Type: TypeNumber, Aggregation: AggSum}}
-	if _, err := s.ImportDataset(Dataset{ID: "d", Owner: "acme", Attributes: attrs}, recs, testNow); err != nil {
+	attrs := []state.Attribute{{Name: "v", Type: state.TypeNumber, Aggregation: state.AggSum}}
+	if _, err := s.ImportDataset(state.Dataset{ID: "d", Owner: "acme", Attributes: attrs}, recs, testNow); err != nil {
 		t.Fatal(err)
 	}
 	return s

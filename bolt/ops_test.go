@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -22,12 +24,12 @@ import (
 func opsStore(tb testing.TB) *Store {
 	tb.Helper()
 	s := MustOpenStore(tb)
-	mustAddOrg(tb, s, "acme", PlanPro, 100)
-	mustAddOrg(tb, s, "geodata", PlanTrial, 0)
+	mustAddOrg(tb, s, "acme", state.PlanPro, 100)
+	mustAddOrg(tb, s, "geodata", state.PlanTrial, 0)
 	if _, _, err := s.AddCredits("acme", -30, "taken back", testNow); err != nil {
 		tb.Fatal(err)
 	}
-	if _, _, err := s.MintKey(MintRequest{OrgID: "acme", Preset: "full", Now: testNow}); err != nil {
+	if _, _, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Now: testNow}); err != nil {
 		tb.Fatal(err)
 	}
 	mustImport(tb, s, popDataset(), opsRecords(200, 3))
@@ -321,7 +323,7 @@ func TestStore_CompactRefusals(t *testing.T) {
 		defer w.Abort()
 		_, err = s.Compact(context.Background())
 		assertErrText(t, err, "an import is running")
-		if !errors.Is(err, ErrInvalid) {
+		if !errors.Is(err, state.ErrInvalid) {
 			t.Errorf("err = %v, want ErrInvalid", err)
 		}
 	})
@@ -330,7 +332,7 @@ func TestStore_CompactRefusals(t *testing.T) {
 		s := mustOpenStoreOpts(t, path, Options{Create: true})
 		s.Close()
 		ro := mustOpenStoreOpts(t, path, Options{ReadOnly: true})
-		if _, err := ro.Compact(context.Background()); !errors.Is(err, ErrInvalid) {
+		if _, err := ro.Compact(context.Background()); !errors.Is(err, state.ErrInvalid) {
 			t.Fatalf("err = %v, want ErrInvalid", err)
 		}
 	})
@@ -413,7 +415,7 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 func BenchmarkStore_Check(b *testing.B) {
 	s := MustOpenStore(b)
-	mustAddOrg(b, s, "acme", PlanPro, 100)
+	mustAddOrg(b, s, "acme", state.PlanPro, 100)
 	mustImport(b, s, popDataset(), opsRecords(100000, 1))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -14,38 +16,38 @@ func TestStore_AddOrg(t *testing.T) {
 	lagos := time.FixedZone("WAT", 3600)
 	tests := []struct {
 		name    string
-		in      Org
-		want    Org    // when wantErr is nil
-		wantErr error  // sentinel
-		text    string // in the error
+		in      state.Org
+		want    state.Org // when wantErr is nil
+		wantErr error     // sentinel
+		text    string    // in the error
 	}{
 		{
 			name: "defaults",
-			in:   Org{ID: "acme"},
-			want: Org{ID: "acme", Name: "acme", Plan: "trial", Created: testNow},
+			in:   state.Org{ID: "acme"},
+			want: state.Org{ID: "acme", Name: "acme", Plan: "trial", Created: testNow},
 		},
 		{
 			name: "everything given",
-			in:   Org{ID: "ng-stats_2", Name: "Bureau of Statistics — Abuja", Plan: "scale", Created: time.Date(2024, 1, 2, 3, 4, 5, 0, lagos)},
-			want: Org{ID: "ng-stats_2", Name: "Bureau of Statistics — Abuja", Plan: "scale", Created: time.Date(2024, 1, 2, 2, 4, 5, 0, time.UTC)},
+			in:   state.Org{ID: "ng-stats_2", Name: "Bureau of Statistics — Abuja", Plan: "scale", Created: time.Date(2024, 1, 2, 3, 4, 5, 0, lagos)},
+			want: state.Org{ID: "ng-stats_2", Name: "Bureau of Statistics — Abuja", Plan: "scale", Created: time.Date(2024, 1, 2, 2, 4, 5, 0, time.UTC)},
 		},
 		{
 			name: "pro, 64-character id",
-			in:   Org{ID: strings.Repeat("a", 64), Plan: "pro"},
-			want: Org{ID: strings.Repeat("a", 64), Name: strings.Repeat("a", 64), Plan: "pro", Created: testNow},
+			in:   state.Org{ID: strings.Repeat("a", 64), Plan: "pro"},
+			want: state.Org{ID: strings.Repeat("a", 64), Name: strings.Repeat("a", 64), Plan: "pro", Created: testNow},
 		},
-		{name: "empty id", in: Org{}, wantErr: ErrInvalid, text: `invalid organisation id "": must match ^[a-z0-9][a-z0-9_-]{0,63}$`},
-		{name: "uppercase", in: Org{ID: "Acme"}, wantErr: ErrInvalid, text: `organisation id "Acme"`},
-		{name: "leading dash", in: Org{ID: "-acme"}, wantErr: ErrInvalid, text: "must match"},
-		{name: "space", in: Org{ID: "ac me"}, wantErr: ErrInvalid, text: "must match"},
-		{name: "non-ASCII", in: Org{ID: "ñ"}, wantErr: ErrInvalid, text: "must match"},
-		{name: "trailing newline", in: Org{ID: "acme\n"}, wantErr: ErrInvalid, text: "must match"},
-		{name: "65 characters", in: Org{ID: strings.Repeat("a", 65)}, wantErr: ErrInvalid, text: "up to 64"},
-		{name: "unknown plan", in: Org{ID: "acme", Plan: "gold"}, wantErr: ErrInvalid, text: `invalid plan "gold": must be trial, pro or scale`},
-		{name: "plan in capitals", in: Org{ID: "acme", Plan: "Pro"}, wantErr: ErrInvalid, text: "invalid plan"},
-		{name: "control character in name", in: Org{ID: "acme", Name: "a\tb"}, wantErr: ErrInvalid, text: "control character U+0009"},
-		{name: "name too long", in: Org{ID: "acme", Name: strings.Repeat("x", 201)}, wantErr: ErrInvalid, text: "at most 200 bytes"},
-		{name: "name not UTF-8", in: Org{ID: "acme", Name: "\xff"}, wantErr: ErrInvalid, text: "UTF-8"},
+		{name: "empty id", in: state.Org{}, wantErr: state.ErrInvalid, text: `invalid organisation id "": must match ^[a-z0-9][a-z0-9_-]{0,63}$`},
+		{name: "uppercase", in: state.Org{ID: "Acme"}, wantErr: state.ErrInvalid, text: `organisation id "Acme"`},
+		{name: "leading dash", in: state.Org{ID: "-acme"}, wantErr: state.ErrInvalid, text: "must match"},
+		{name: "space", in: state.Org{ID: "ac me"}, wantErr: state.ErrInvalid, text: "must match"},
+		{name: "non-ASCII", in: state.Org{ID: "ñ"}, wantErr: state.ErrInvalid, text: "must match"},
+		{name: "trailing newline", in: state.Org{ID: "acme\n"}, wantErr: state.ErrInvalid, text: "must match"},
+		{name: "65 characters", in: state.Org{ID: strings.Repeat("a", 65)}, wantErr: state.ErrInvalid, text: "up to 64"},
+		{name: "unknown plan", in: state.Org{ID: "acme", Plan: "gold"}, wantErr: state.ErrInvalid, text: `invalid plan "gold": must be trial, pro or scale`},
+		{name: "plan in capitals", in: state.Org{ID: "acme", Plan: "Pro"}, wantErr: state.ErrInvalid, text: "invalid plan"},
+		{name: "control character in name", in: state.Org{ID: "acme", Name: "a\tb"}, wantErr: state.ErrInvalid, text: "control character U+0009"},
+		{name: "name too long", in: state.Org{ID: "acme", Name: strings.Repeat("x", 201)}, wantErr: state.ErrInvalid, text: "at most 200 bytes"},
+		{name: "name not UTF-8", in: state.Org{ID: "acme", Name: "\xff"}, wantErr: state.ErrInvalid, text: "UTF-8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,12 +86,12 @@ func TestStore_OrgsAndErrors(t *testing.T) {
 		t.Fatalf("Orgs() on a new file = %v, %v; want none", orgs, err)
 	}
 	for _, id := range []string{"zeta", "alpha", "m-1", "m_1", "0day"} {
-		if _, err := s.AddOrg(Org{ID: id}); err != nil {
+		if _, err := s.AddOrg(state.Org{ID: id}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := s.AddOrg(Org{ID: "alpha", Name: "Another"})
-	if !errors.Is(err, ErrExists) {
+	_, err := s.AddOrg(state.Org{ID: "alpha", Name: "Another"})
+	if !errors.Is(err, state.ErrExists) {
 		t.Fatalf("duplicate AddOrg error = %v, want ErrExists", err)
 	}
 	assertErrText(t, err, `organisation "alpha" already exists`)
@@ -111,7 +113,7 @@ func TestStore_OrgsAndErrors(t *testing.T) {
 
 	for _, id := range []string{"beta", ""} {
 		_, err = s.Org(id)
-		if !errors.Is(err, ErrNotFound) {
+		if !errors.Is(err, state.ErrNotFound) {
 			t.Fatalf("Org(%q) error = %v, want ErrNotFound", id, err)
 		}
 		assertErrText(t, err, `organisation "`+id+`" not found`)
@@ -120,7 +122,7 @@ func TestStore_OrgsAndErrors(t *testing.T) {
 
 func TestStore_OrgCorrupt(t *testing.T) {
 	s := MustOpenStore(t)
-	if _, err := s.AddOrg(Org{ID: "acme"}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme"}); err != nil {
 		t.Fatal(err)
 	}
 	for name, v := range map[string]string{
@@ -136,11 +138,11 @@ func TestStore_OrgCorrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := s.Org("acme")
-			if !errors.Is(err, ErrCorrupt) {
+			if !errors.Is(err, state.ErrCorrupt) {
 				t.Fatalf("Org error = %v, want ErrCorrupt", err)
 			}
 			assertErrText(t, err, `organisation "acme"`)
-			if _, err := s.Orgs(); !errors.Is(err, ErrCorrupt) {
+			if _, err := s.Orgs(); !errors.Is(err, state.ErrCorrupt) {
 				t.Errorf("Orgs error = %v, want ErrCorrupt", err)
 			}
 		})

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"slices"
 
+	"frameindex/state"
+
 	"github.com/tidwall/gjson"
 	bbolt "go.etcd.io/bbolt"
 )
@@ -30,7 +32,7 @@ func (s *Store) CategoryValues(names []string) ([]string, error) {
 		for _, d := range all {
 			var attrs []string
 			for _, a := range d.Attributes {
-				if (a.Type == TypeCategory || a.Type == TypeText) && slices.Contains(names, a.Name) {
+				if (a.Type == state.TypeCategory || a.Type == state.TypeText) && slices.Contains(names, a.Name) {
 					attrs = append(attrs, a.Name)
 				}
 			}
@@ -39,12 +41,12 @@ func (s *Store) CategoryValues(names []string) ([]string, error) {
 			}
 			vb := versions.Bucket(versionBucketName(d.ID, d.Version))
 			if vb == nil || vb.Bucket(bucketVFrames) == nil {
-				return errorf(ErrCorrupt, nil, "data file %q is corrupt: the records of dataset %q, version %d, are missing", s.path, d.ID, d.Version)
+				return state.Errorf(state.ErrCorrupt, "data file %q is corrupt: the records of dataset %q, version %d, are missing", s.path, d.ID, d.Version)
 			}
 			err := vb.Bucket(bucketVFrames).ForEach(func(_, v []byte) error {
 				_, n := binary.Uvarint(v)
 				if n <= 0 {
-					return errorf(ErrCorrupt, nil, "data file %q is corrupt: a frame record of dataset %q", s.path, d.ID)
+					return state.Errorf(state.ErrCorrupt, "data file %q is corrupt: a frame record of dataset %q", s.path, d.ID)
 				}
 				obj := v[n:]
 				if len(bytes.TrimSpace(obj)) == 0 {

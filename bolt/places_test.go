@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"frameindex/state"
 )
 
 func TestStore_CategoryValues(t *testing.T) {
@@ -11,10 +13,10 @@ func TestStore_CategoryValues(t *testing.T) {
 	mustAddOrg(t, s, "acme", "pro", 0)
 	mustAddOrg(t, s, "other", "pro", 0)
 	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
-	admin := Dataset{ID: "admin", Owner: "acme", Attributes: []Attribute{
-		{Name: "state", Label: "State", Type: TypeCategory},
-		{Name: "lga", Label: "LGA", Type: TypeCategory},
-		{Name: "code", Label: "Code", Type: TypeNumber, Aggregation: AggSum},
+	admin := state.Dataset{ID: "admin", Owner: "acme", Attributes: []state.Attribute{
+		{Name: "state", Label: "State", Type: state.TypeCategory},
+		{Name: "lga", Label: "LGA", Type: state.TypeCategory},
+		{Name: "code", Label: "Code", Type: state.TypeNumber, Aggregation: state.AggSum},
 	}}
 	_, err := s.ImportDataset(admin, []FrameRecord{
 		{Frame: 1, Attrs: []byte(`{"state":"Kano","lga":"Kano Municipal","code":1}`)},
@@ -26,7 +28,7 @@ func TestStore_CategoryValues(t *testing.T) {
 	}
 	// Another organisation's dataset counts too: the list only rejects
 	// wording, it is never shown.
-	_, err = s.ImportDataset(Dataset{ID: "zones", Owner: "other", Attributes: []Attribute{{Name: "state", Label: "State", Type: TypeText}}},
+	_, err = s.ImportDataset(state.Dataset{ID: "zones", Owner: "other", Attributes: []state.Attribute{{Name: "state", Label: "State", Type: state.TypeText}}},
 		[]FrameRecord{{Frame: 9, Attrs: []byte(`{"state":"Kaduna"}`)}}, now)
 	if err != nil {
 		t.Fatal(err)

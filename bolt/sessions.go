@@ -9,12 +9,10 @@ import (
 	"fmt"
 	"time"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
-
-// ErrSessionExpired: the session was idle too long or reached its absolute
-// lifetime. Sign in again.
-var ErrSessionExpired = errors.New("session has expired")
 
 // bucketSessions holds the web application's sessions; see bucketUsers for the
 // layout.
@@ -22,45 +20,6 @@ var bucketSessions = []byte("sessions")
 
 // tokenBytes is the randomness of a session token and of its CSRF token.
 const tokenBytes = 32
-
-// SessionLimits bound a session's life: Idle since it was last seen,
-// Absolute since it began. Zero values mean DefaultSessionLimits's.
-type SessionLimits struct {
-	Idle     time.Duration
-	Absolute time.Duration
-}
-
-// DefaultSessionLimits: 30 minutes idle, 12 hours in all.
-var DefaultSessionLimits = SessionLimits{Idle: 30 * time.Minute, Absolute: 12 * time.Hour}
-
-func (l SessionLimits) orDefault() SessionLimits {
-	if l.Idle <= 0 {
-		l.Idle = DefaultSessionLimits.Idle
-	}
-	if l.Absolute <= 0 {
-		l.Absolute = DefaultSessionLimits.Absolute
-	}
-	return l
-}
-
-// Session is a signed-in person's session. The token that names it lives
-// only in the person's cookie: the file holds its SHA-256 digest. CSRF is
-// the token every change must carry (in a form field or header); it is
-// stored as is, since it is worthless without the session cookie.
-type Session struct {
-	User    string    `json:"user"`
-	Org     string    `json:"org"` // the organisation the person is acting in
-	CSRF    string    `json:"csrf"`
-	Addr    string    `json:"addr,omitempty"` // the address it was started from
-	Created time.Time `json:"created"`
-	Seen    time.Time `json:"seen"` // last request, to within the caller's touch interval
-}
-
-// Expired reports whether the session has outlived lim at now.
-func (se Session) Expired(now time.Time, lim SessionLimits) bool {
-	lim = lim.orDefault()
-	return !now.Before(se.Created.Add(lim.Absolute)) || !now.Before(se.Seen.Add(lim.Idle))
-}
 
 func sessionKey(token string) []byte {
 	d := sha256.Sum256([]byte(token))
@@ -85,8 +44,8 @@ func (s *Store) newToken() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b[:]), nil
 }
 
-func (s *Store) decodeSession(k, v []byte) (Session, error) {
-	var se Session
+func (s *Store) decodeSession(k, v []byte) (state.Session, error) {
+	var se state.Session
 	err := decodeStrict(v, &se)
 	switch {
 	case err != nil:
@@ -96,7 +55,7 @@ func (s *Store) decodeSession(k, v []byte) (Session, error) {
 		err = errors.New("no user, organisation or CSRF token")
 	}
 	if err != nil {
-		return Session{}, errorf(ErrCorrupt, err, "data file %q is corrupt: session %x: %v", s.path, k[:min(len(k), 4)], err)
+		return state.Session{}, state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: session %x: %v", s.path, k[:min(len(k), 4)], err)
 	}
 	return se, nil
 }
@@ -105,37 +64,37 @@ func (s *Store) decodeSession(k, v []byte) (Session, error) {
 // belong to, and returns its token (for the cookie; never stored) and the
 // session. addr says where it was started from. Errors: ErrNotFound (no
 // such person, or not a member of org); ErrCorrupt.
-func (s *Store) CreateSession(user, org, addr string, now time.Time) (string, Session, error) {
+func (s *Store) CreateSession(user, org, addr string, now time.Time) (string, state.Session, error) {
 	if now.IsZero() {
 		now = s.clock()
 	}
 	now = now.Round(0).UTC()
 	token, err := s.newToken()
 	if err != nil {
-		return "", Session{}, err
+		return "", state.Session{}, err
 	}
 	csrf, err := s.newToken()
 	if err != nil {
-		return "", Session{}, err
+		return "", state.Session{}, err
 	}
-	se := Session{User: user, Org: org, CSRF: csrf, Addr: clip(addr, 100), Created: now, Seen: now}
+	se := state.Session{User: user, Org: org, CSRF: csrf, Addr: state.Clip(addr, 100), Created: now, Seen: now}
 	err = s.update(func(tx *bbolt.Tx) error {
 		u, err := s.getUser(tx, user)
 		if err != nil {
 			return err
 		}
 		if _, ok := u.Role(org); !ok {
-			return errorf(ErrNotFound, nil, "user %q does not belong to organisation %q", user, org)
+			return state.Errorf(state.ErrNotFound, "user %q does not belong to organisation %q", user, org)
 		}
 		return putSession(tx, sessionKey(token), se)
 	})
 	if err != nil {
-		return "", Session{}, err
+		return "", state.Session{}, err
 	}
 	return token, se, nil
 }
 
-func putSession(tx *bbolt.Tx, key []byte, se Session) error {
+func putSession(tx *bbolt.Tx, key []byte, se state.Session) error {
 	b, err := tx.CreateBucketIfNotExists(bucketSessions)
 	if err != nil {
 		return err
@@ -152,12 +111,12 @@ func putSession(tx *bbolt.Tx, key []byte, se Session) error {
 // belongs to its organisation. Errors: ErrNotFound (no such session, a
 // malformed token, or a person removed from the organisation);
 // ErrSessionExpired; ErrCorrupt.
-func (s *Store) Session(token string, now time.Time, lim SessionLimits) (Session, User, error) {
+func (s *Store) Session(token string, now time.Time, lim state.SessionLimits) (state.Session, state.User, error) {
 	if !validToken(token) {
-		return Session{}, User{}, errorf(ErrNotFound, nil, "no such session")
+		return state.Session{}, state.User{}, state.Errorf(state.ErrNotFound, "no such session")
 	}
-	var se Session
-	var u User
+	var se state.Session
+	var u userRow
 	err := s.view(func(tx *bbolt.Tx) error {
 		k := sessionKey(token)
 		b := tx.Bucket(bucketSessions)
@@ -166,34 +125,34 @@ func (s *Store) Session(token string, now time.Time, lim SessionLimits) (Session
 			v = b.Get(k)
 		}
 		if v == nil {
-			return errorf(ErrNotFound, nil, "no such session")
+			return state.Errorf(state.ErrNotFound, "no such session")
 		}
 		var err error
 		if se, err = s.decodeSession(k, v); err != nil {
 			return err
 		}
 		if se.Expired(now, lim) {
-			return ErrSessionExpired
+			return state.ErrSessionExpired
 		}
 		if u, err = s.getUser(tx, se.User); err != nil {
 			return err
 		}
 		if _, ok := u.Role(se.Org); !ok {
-			return errorf(ErrNotFound, nil, "no such session")
+			return state.Errorf(state.ErrNotFound, "no such session")
 		}
 		return nil
 	})
 	if err != nil {
-		return Session{}, User{}, err
+		return state.Session{}, state.User{}, err
 	}
-	return se, u, nil
+	return se, u.User, nil
 }
 
 // TouchSession records that the session was seen at now, restarting its
 // idle time. A caller touches at most once a minute or so per session, not
 // on every request. A session that is gone is not an error.
 func (s *Store) TouchSession(token string, now time.Time) error {
-	return s.updateSession(token, func(se *Session) error {
+	return s.updateSession(token, func(se *state.Session) error {
 		if now.After(se.Seen) {
 			se.Seen = now.Round(0).UTC()
 		}
@@ -204,13 +163,13 @@ func (s *Store) TouchSession(token string, now time.Time) error {
 // SetSessionOrg moves the session to another organisation of its person,
 // and returns it. Errors: ErrNotFound (no such session, or the person does
 // not belong to org); ErrCorrupt.
-func (s *Store) SetSessionOrg(token, org string) (Session, error) {
-	var out Session
+func (s *Store) SetSessionOrg(token, org string) (state.Session, error) {
+	var out state.Session
 	err := s.update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketSessions)
 		k := sessionKey(token)
 		if b == nil || !validToken(token) || b.Get(k) == nil {
-			return errorf(ErrNotFound, nil, "no such session")
+			return state.Errorf(state.ErrNotFound, "no such session")
 		}
 		se, err := s.decodeSession(k, b.Get(k))
 		if err != nil {
@@ -221,7 +180,7 @@ func (s *Store) SetSessionOrg(token, org string) (Session, error) {
 			return err
 		}
 		if _, ok := u.Role(org); !ok {
-			return errorf(ErrNotFound, nil, "user %q does not belong to organisation %q", u.Name, org)
+			return state.Errorf(state.ErrNotFound, "user %q does not belong to organisation %q", u.Name, org)
 		}
 		se.Org = org
 		out = se
@@ -230,7 +189,7 @@ func (s *Store) SetSessionOrg(token, org string) (Session, error) {
 	return out, err
 }
 
-func (s *Store) updateSession(token string, fn func(*Session) error) error {
+func (s *Store) updateSession(token string, fn func(*state.Session) error) error {
 	if !validToken(token) {
 		return nil
 	}
@@ -301,7 +260,7 @@ func (s *Store) endSessions(tx *bbolt.Tx, user, org string, keep []byte) error {
 
 // PruneSessions deletes every session expired at now under lim and
 // returns how many. Errors: ErrCorrupt.
-func (s *Store) PruneSessions(now time.Time, lim SessionLimits) (int, error) {
+func (s *Store) PruneSessions(now time.Time, lim state.SessionLimits) (int, error) {
 	n := 0
 	err := s.update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketSessions)

@@ -5,10 +5,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"frameindex/state"
 )
 
 func TestStore_Sessions(t *testing.T) {
-	lim := SessionLimits{Idle: 30 * time.Minute, Absolute: 12 * time.Hour}
+	lim := state.SessionLimits{Idle: 30 * time.Minute, Absolute: 12 * time.Hour}
 	tests := []struct {
 		name    string
 		touch   []time.Duration // touches after the start
@@ -17,9 +19,9 @@ func TestStore_Sessions(t *testing.T) {
 	}{
 		{name: "fresh", at: 0},
 		{name: "idle just under the limit", at: 30*time.Minute - time.Second},
-		{name: "idle at the limit", at: 30 * time.Minute, wantErr: ErrSessionExpired},
+		{name: "idle at the limit", at: 30 * time.Minute, wantErr: state.ErrSessionExpired},
 		{name: "touched keeps it alive", touch: []time.Duration{20 * time.Minute, 40 * time.Minute}, at: 60 * time.Minute},
-		{name: "touches do not pass the absolute limit", touch: []time.Duration{5 * time.Hour, 10 * time.Hour, 11*time.Hour + 50*time.Minute}, at: 12 * time.Hour, wantErr: ErrSessionExpired},
+		{name: "touches do not pass the absolute limit", touch: []time.Duration{5 * time.Hour, 10 * time.Hour, 11*time.Hour + 50*time.Minute}, at: 12 * time.Hour, wantErr: state.ErrSessionExpired},
 		{name: "a touch in the past does not rewind", touch: []time.Duration{20 * time.Minute, 10 * time.Minute}, at: 49 * time.Minute},
 	}
 	for _, tt := range tests {
@@ -50,13 +52,13 @@ func TestStore_Sessions(t *testing.T) {
 
 func TestStore_SessionLookups(t *testing.T) {
 	s, _ := mustUserStore(t)
-	if _, _, err := s.AddUser(NewUser{Name: "olu", Org: "rival", Role: RoleMember}); err != nil {
+	if _, _, err := s.AddUser(state.NewUser{Name: "olu", Org: "rival", Role: state.RoleMember}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.CreateSession("olu", "nope", "", testNow); !errors.Is(err, ErrNotFound) {
+	if _, _, err := s.CreateSession("olu", "nope", "", testNow); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("session in a foreign organisation: %v", err)
 	}
-	if _, _, err := s.CreateSession("nobody", "acme", "", testNow); !errors.Is(err, ErrNotFound) {
+	if _, _, err := s.CreateSession("nobody", "acme", "", testNow); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("session of nobody: %v", err)
 	}
 	tok, _, err := s.CreateSession("olu", "acme", "", testNow)
@@ -64,7 +66,7 @@ func TestStore_SessionLookups(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{"", "x", strings.Repeat("A", 43), tok[:42] + "!", tok + "A"} {
-		if _, _, err := s.Session(bad, testNow, SessionLimits{}); !errors.Is(err, ErrNotFound) {
+		if _, _, err := s.Session(bad, testNow, state.SessionLimits{}); !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("Session(%q) = %v, want ErrNotFound", bad, err)
 		}
 	}
@@ -72,16 +74,16 @@ func TestStore_SessionLookups(t *testing.T) {
 	if err != nil || se.Org != "rival" {
 		t.Fatalf("SetSessionOrg = %+v, %v", se, err)
 	}
-	if _, err := s.SetSessionOrg(tok, "nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.SetSessionOrg(tok, "nope"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("SetSessionOrg(nope) = %v", err)
 	}
-	if _, err := s.SetSessionOrg("x", "acme"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.SetSessionOrg("x", "acme"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("SetSessionOrg of a bad token = %v", err)
 	}
 	if err := s.EndSession(tok); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.Session(tok, testNow, SessionLimits{}); !errors.Is(err, ErrNotFound) {
+	if _, _, err := s.Session(tok, testNow, state.SessionLimits{}); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("after EndSession: %v", err)
 	}
 	if err := s.EndSession(tok); err != nil {
@@ -96,14 +98,14 @@ func TestStore_PruneSessions(t *testing.T) {
 	s, _ := mustUserStore(t)
 	old, _, _ := s.CreateSession("olu", "acme", "", testNow)
 	fresh, _, _ := s.CreateSession("olu", "acme", "", testNow.Add(time.Hour))
-	n, err := s.PruneSessions(testNow.Add(time.Hour+time.Minute), SessionLimits{Idle: 30 * time.Minute, Absolute: time.Hour * 12})
+	n, err := s.PruneSessions(testNow.Add(time.Hour+time.Minute), state.SessionLimits{Idle: 30 * time.Minute, Absolute: time.Hour * 12})
 	if err != nil || n != 1 {
 		t.Fatalf("PruneSessions = %d, %v; want 1", n, err)
 	}
-	if _, _, err := s.Session(old, testNow.Add(time.Hour), SessionLimits{Idle: 2 * time.Hour}); !errors.Is(err, ErrNotFound) {
+	if _, _, err := s.Session(old, testNow.Add(time.Hour), state.SessionLimits{Idle: 2 * time.Hour}); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("pruned session: %v", err)
 	}
-	if _, _, err := s.Session(fresh, testNow.Add(time.Hour), SessionLimits{}); err != nil {
+	if _, _, err := s.Session(fresh, testNow.Add(time.Hour), state.SessionLimits{}); err != nil {
 		t.Errorf("fresh session: %v", err)
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
+
+	"frameindex/internal/jsonscan"
+	"frameindex/state"
 )
 
 // ImportWriter stages a new version of a dataset frame by frame, for
@@ -22,11 +25,11 @@ import (
 // for concurrent use.
 type ImportWriter struct {
 	s        *Store
-	d        Dataset
+	d        state.Dataset
 	prev     int
 	staging  []byte
 	mu       *sync.Mutex
-	sc       attrScanner
+	sc       *jsonscan.Checker
 	last     uint64
 	any      bool
 	finished bool
@@ -47,8 +50,8 @@ type kvPair struct{ k, v []byte }
 // bucket of its next version. now stamps ImportedAt (zero means the current
 // time). Errors: ErrInvalid for a bad description or a dataset owned by
 // another organisation; ErrNotFound for an unknown owner; file errors.
-func (s *Store) BeginImport(d Dataset, now time.Time) (*ImportWriter, error) {
-	names, err := checkDataset(&d)
+func (s *Store) BeginImport(d state.Dataset, now time.Time) (*ImportWriter, error) {
+	_, err := checkDataset(&d)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +63,7 @@ func (s *Store) BeginImport(d Dataset, now time.Time) (*ImportWriter, error) {
 	mu := s.importLock()
 	mu.Lock()
 	prev := 0
-	err = s.update(func(tx *bbolt.Tx) error {
+	err = s.unaudited().update(func(tx *bbolt.Tx) error {
 		if _, err := s.getOrg(tx, d.Owner); err != nil {
 			return err
 		}
@@ -70,7 +73,7 @@ func (s *Store) BeginImport(d Dataset, now time.Time) (*ImportWriter, error) {
 		}
 		if found {
 			if old.Owner != d.Owner {
-				return errorf(ErrInvalid, nil, "dataset %s is owned by %s", d.ID, old.Owner)
+				return state.Errorf(state.ErrInvalid, "dataset %s is owned by %s", d.ID, old.Owner)
 			}
 			prev = old.Version
 		}
@@ -89,7 +92,7 @@ func (s *Store) BeginImport(d Dataset, now time.Time) (*ImportWriter, error) {
 	}
 	d.Version = prev + 1
 	w := &ImportWriter{s: s, d: d, prev: prev, staging: versionBucketName(d.ID, d.Version), mu: mu,
-		sc: attrScanner{attrs: d.Attributes, names: names, seen: make([]uint32, len(d.Attributes))}}
+		sc: attrChecker(d.Attributes)}
 	return w, nil
 }
 
@@ -102,29 +105,29 @@ func (s *Store) BeginImport(d Dataset, now time.Time) (*ImportWriter, error) {
 // errors.
 func (w *ImportWriter) Put(frame uint64, attrs []byte, features [][]byte) error {
 	if w.finished {
-		return errorf(ErrInvalid, nil, "dataset %s: the import has ended", w.d.ID)
+		return state.Errorf(state.ErrInvalid, "dataset %s: the import has ended", w.d.ID)
 	}
 	if w.any && frame <= w.last {
-		return w.fail(errorf(ErrInvalid, nil, "dataset %s: frame %d comes after frame %d; frames must be put in ascending order, once each", w.d.ID, frame, w.last))
+		return w.fail(state.Errorf(state.ErrInvalid, "dataset %s: frame %d comes after frame %d; frames must be put in ascending order, once each", w.d.ID, frame, w.last))
 	}
 	w.last, w.any = frame, true
 	members := 0
 	if len(attrs) > 0 {
 		if len(attrs) > maxAttrsBytes {
-			return w.fail(errorf(ErrInvalid, nil, "dataset %s, frame %d: attributes of %d bytes, at most %d", w.d.ID, frame, len(attrs), maxAttrsBytes))
+			return w.fail(state.Errorf(state.ErrInvalid, "dataset %s, frame %d: attributes of %d bytes, at most %d", w.d.ID, frame, len(attrs), maxAttrsBytes))
 		}
-		n, err := w.sc.scan(attrs)
+		n, err := w.sc.Check(attrs)
 		if err != nil {
-			return w.fail(errorf(ErrInvalid, err, "dataset %s, frame %d: attributes: %v", w.d.ID, frame, err))
+			return w.fail(state.Wrapf(state.ErrInvalid, err, "dataset %s, frame %d: attributes: %v", w.d.ID, frame, err))
 		}
 		members = n
 	}
 	if uint64(len(features)) > math.MaxUint32 {
-		return w.fail(errorf(ErrInvalid, nil, "dataset %s, frame %d: %d features, at most %d", w.d.ID, frame, len(features), uint32(math.MaxUint32)))
+		return w.fail(state.Errorf(state.ErrInvalid, "dataset %s, frame %d: %d features, at most %d", w.d.ID, frame, len(features), uint32(math.MaxUint32)))
 	}
 	for j, f := range features {
-		if err := checkFeature(f); err != nil {
-			return w.fail(errorf(ErrInvalid, err, "dataset %s, frame %d, feature %d: %v", w.d.ID, frame, j+1, err))
+		if err := jsonscan.CheckFeature(f, maxFeatureBytes); err != nil {
+			return w.fail(state.Wrapf(state.ErrInvalid, err, "dataset %s, frame %d, feature %d: %v", w.d.ID, frame, j+1, err))
 		}
 	}
 	if members == 0 && len(features) == 0 {
@@ -155,14 +158,14 @@ func (w *ImportWriter) flush() error {
 	if len(w.frames) == 0 {
 		return nil
 	}
-	err := w.s.update(func(tx *bbolt.Tx) error {
+	err := w.s.unaudited().update(func(tx *bbolt.Tx) error {
 		v := versionBucket(tx, w.staging)
 		if v == nil {
-			return errorf(ErrInvalid, nil, "dataset %s was removed while it was being imported", w.d.ID)
+			return state.Errorf(state.ErrInvalid, "dataset %s was removed while it was being imported", w.d.ID)
 		}
 		frames, feats := v.Bucket(bucketVFrames), v.Bucket(bucketVFeats)
 		if frames == nil || feats == nil {
-			return errorf(ErrCorrupt, nil, "data file %q is corrupt: staging bucket %q lacks its frames or feats bucket", w.s.path, w.staging)
+			return state.Errorf(state.ErrCorrupt, "data file %q is corrupt: staging bucket %q lacks its frames or feats bucket", w.s.path, w.staging)
 		}
 		// Frames arrive in ascending order: fill pages completely.
 		frames.FillPercent, feats.FillPercent = 1, 1
@@ -195,24 +198,24 @@ func (w *ImportWriter) flush() error {
 // description (Version, Frames, Features and ImportedAt set). If the
 // dataset was removed or replaced meanwhile, the import fails and leaves
 // nothing. The writer is finished either way.
-func (w *ImportWriter) Commit() (Dataset, error) {
+func (w *ImportWriter) Commit() (state.Dataset, error) {
 	if w.finished {
 		if w.failed != nil {
-			return Dataset{}, w.failed
+			return state.Dataset{}, w.failed
 		}
-		return Dataset{}, errorf(ErrInvalid, nil, "dataset %s: the import has ended", w.d.ID)
+		return state.Dataset{}, state.Errorf(state.ErrInvalid, "dataset %s: the import has ended", w.d.ID)
 	}
 	if err := w.flush(); err != nil {
-		return Dataset{}, err
+		return state.Dataset{}, err
 	}
 	d := w.d
 	value, err := json.Marshal(d)
 	if err != nil {
-		return Dataset{}, w.fail(errorf(ErrInvalid, err, "invalid dataset %s: %v", d.ID, err))
+		return state.Dataset{}, w.fail(state.Wrapf(state.ErrInvalid, err, "invalid dataset %s: %v", d.ID, err))
 	}
 	err = w.s.update(func(tx *bbolt.Tx) error {
 		if versionBucket(tx, w.staging) == nil {
-			return errorf(ErrInvalid, nil, "dataset %s was removed while it was being imported", d.ID)
+			return state.Errorf(state.ErrInvalid, "dataset %s was removed while it was being imported", d.ID)
 		}
 		if _, err := w.s.getOrg(tx, d.Owner); err != nil {
 			return err
@@ -222,7 +225,7 @@ func (w *ImportWriter) Commit() (Dataset, error) {
 		case err != nil:
 			return err
 		case found && old.Version != w.prev, !found && w.prev != 0:
-			return errorf(ErrInvalid, nil, "dataset %s was removed or replaced while it was being imported", d.ID)
+			return state.Errorf(state.ErrInvalid, "dataset %s was removed or replaced while it was being imported", d.ID)
 		}
 		b, err := tx.CreateBucketIfNotExists(bucketDatasets)
 		if err != nil {
@@ -237,7 +240,7 @@ func (w *ImportWriter) Commit() (Dataset, error) {
 		return dropVersion(tx, versionBucketName(d.ID, w.prev))
 	})
 	if err != nil {
-		return Dataset{}, w.fail(err)
+		return state.Dataset{}, w.fail(err)
 	}
 	w.finished = true
 	w.mu.Unlock()
@@ -260,7 +263,7 @@ func (w *ImportWriter) fail(err error) error {
 		return err
 	}
 	w.finished, w.failed = true, err
-	_ = w.s.update(func(tx *bbolt.Tx) error { return dropVersion(tx, w.staging) })
+	_ = w.s.unaudited().update(func(tx *bbolt.Tx) error { return dropVersion(tx, w.staging) })
 	w.mu.Unlock()
 	return err
 }

@@ -16,22 +16,22 @@ import (
 	"syscall"
 	"time"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 	bberrors "go.etcd.io/bbolt/errors"
 )
 
-// Errors returned by this package, always wrapped with a one-line message
-// that names what was wrong; test for them with errors.Is.
+// Errors of the data file, always wrapped with a one-line message that
+// names what was wrong; test for them with errors.Is. The store returns
+// the shared state's kinds too (state.ErrNotFound, state.ErrInvalid, ...).
 var (
 	ErrMissing     = errors.New("data file does not exist")
 	ErrForeign     = errors.New("not a frameindex data file")
 	ErrNewerSchema = errors.New("data file was written by a newer frameindex")
 	ErrLocked      = errors.New("data file is locked by another process")
-	ErrCorrupt     = errors.New("data file is corrupt")
-	ErrNotFound    = errors.New("not found")
-	ErrExists      = errors.New("already exists")
-	ErrNoGrid      = errors.New("data file holds no grid")
-	ErrInvalid     = errors.New("invalid")
+
+	ErrNoGrid = errors.New("data file holds no grid")
 )
 
 // Schema is the newest data file schema this build reads and the one it
@@ -86,30 +86,6 @@ var (
 	metaGrid    = []byte("grid")
 )
 
-// kindError is an error of one of the sentinel kinds above with its own
-// one-line message. It unwraps to the sentinel and, when there is one, to
-// the underlying cause, so errors.Is works for both.
-type kindError struct {
-	kind  error
-	msg   string
-	cause error
-}
-
-func (e *kindError) Error() string { return e.msg }
-
-func (e *kindError) Unwrap() []error {
-	if e.cause == nil {
-		return []error{e.kind}
-	}
-	return []error{e.kind, e.cause}
-}
-
-// errorf returns a kindError of the given kind. cause may be nil; when it is
-// not, its text is not added to the message: say it in format if it helps.
-func errorf(kind, cause error, format string, args ...any) error {
-	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...), cause: cause}
-}
-
 // Options control Open.
 type Options struct {
 	Create   bool          // create the file when missing (otherwise ErrMissing)
@@ -125,6 +101,14 @@ type Options struct {
 // several goroutines; each exported method is one bbolt transaction, so
 // several writers run one after another and readers never wait for them.
 type Store struct {
+	*dataFile
+	// audit, on a handle of Audited, is the entry its next change writes
+	// in the change's own transaction (see audit_tx.go).
+	audit *pendingAudit
+}
+
+// dataFile is what every handle of one open data file shares.
+type dataFile struct {
 	// db is the open bbolt database. Compact replaces it with the
 	// compacted file's: mu guards the field (held only while reading or
 	// swapping it, never during a transaction) and gen counts the swaps,
@@ -165,10 +149,10 @@ type Store struct {
 // shows up later, as ErrCorrupt from the call that reads it.
 func Open(path string, opts Options) (*Store, error) {
 	if opts.Create && opts.ReadOnly {
-		return nil, errorf(ErrInvalid, nil, "open data file %q: Create and ReadOnly cannot be used together", path)
+		return nil, state.Errorf(state.ErrInvalid, "open data file %q: Create and ReadOnly cannot be used together", path)
 	}
 	if path == "" {
-		return nil, errorf(ErrInvalid, nil, "open data file: empty path")
+		return nil, state.Errorf(state.ErrInvalid, "open data file: empty path")
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -180,15 +164,15 @@ func Open(path string, opts Options) (*Store, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if !opts.Create {
-			return nil, errorf(ErrMissing, err, "data file %q does not exist: build one with `frameindex grid build` or `frameindex demo`", path)
+			return nil, state.Wrapf(ErrMissing, err, "data file %q does not exist: build one with `frameindex grid build` or `frameindex demo`", path)
 		}
 		created = true
 	case err != nil:
 		return nil, fmt.Errorf("open data file %q: %w", path, err)
 	case fi.IsDir():
-		return nil, errorf(ErrForeign, nil, "data file %q is a directory, not a frameindex data file", path)
+		return nil, state.Errorf(ErrForeign, "data file %q is a directory, not a frameindex data file", path)
 	case !fi.Mode().IsRegular():
-		return nil, errorf(ErrForeign, nil, "data file %q is not a regular file", path)
+		return nil, state.Errorf(ErrForeign, "data file %q is not a regular file", path)
 	default:
 		// Read and check the bbolt header ourselves first: bbolt would
 		// initialise an empty file as a new database, and a truncated
@@ -213,7 +197,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	db.AllocSize = allocSize
-	s := &Store{db: db, path: path, timeout: timeout, mmapSize: mmapSize}
+	s := &Store{dataFile: &dataFile{db: db, path: path, timeout: timeout, mmapSize: mmapSize}}
 	if err := s.checkMeta(created); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -233,7 +217,7 @@ func openBolt(path string, readOnly, creating bool, timeout time.Duration, mmapS
 			if file != nil {
 				_ = file.Close()
 			}
-			db, err = nil, errorf(ErrCorrupt, nil, "data file %q is corrupt: %s (check it with `bbolt check`)", path, panicText(r))
+			db, err = nil, state.Errorf(state.ErrCorrupt, "data file %q is corrupt: %s (check it with `bbolt check`)", path, panicText(r))
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -252,15 +236,15 @@ func openBolt(path string, readOnly, creating bool, timeout time.Duration, mmapS
 	case err == nil:
 		return db, nil
 	case errors.Is(err, bberrors.ErrTimeout):
-		return nil, errorf(ErrLocked, err, "data file %q is locked by another process (waited %v): is `frameindex serve` running on it? Stop it, or make the change through the running server", path, timeout)
+		return nil, state.Wrapf(ErrLocked, err, "data file %q is locked by another process (waited %v): is `frameindex serve` running on it? Stop it, or make the change through the running server", path, timeout)
 	case errors.Is(err, bberrors.ErrInvalid), errors.Is(err, bberrors.ErrChecksum), errors.Is(err, bberrors.ErrVersionMismatch):
-		return nil, errorf(ErrCorrupt, err, "data file %q is corrupt: %v", path, err)
+		return nil, state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: %v", path, err)
 	case creating:
 		// For instance a directory in the path that does not exist.
 		return nil, fmt.Errorf("create data file %q: %w", path, err)
 	case errors.Is(err, fs.ErrNotExist):
 		// Removed between our Stat and bbolt's open.
-		return nil, errorf(ErrMissing, err, "data file %q does not exist: build one with `frameindex grid build` or `frameindex demo`", path)
+		return nil, state.Wrapf(ErrMissing, err, "data file %q does not exist: build one with `frameindex grid build` or `frameindex demo`", path)
 	default:
 		return nil, fmt.Errorf("open data file %q: %w", path, err)
 	}
@@ -281,7 +265,7 @@ func (s *Store) checkMeta(created bool) error {
 			return nil
 		}
 		if len(v) != 4 {
-			return errorf(ErrCorrupt, nil, "data file %q is corrupt: schema record has %d bytes, want 4", s.path, len(v))
+			return state.Errorf(state.ErrCorrupt, "data file %q is corrupt: schema record has %d bytes, want 4", s.path, len(v))
 		}
 		schema, found = binary.BigEndian.Uint32(v), true
 		return nil
@@ -308,11 +292,11 @@ func (s *Store) checkMeta(created bool) error {
 		}
 		return err
 	case !found:
-		return errorf(ErrForeign, nil, "data file %q is a bbolt database without a frameindex schema record: not a frameindex data file (if its creation was interrupted, delete it and build it again)", s.path)
+		return state.Errorf(ErrForeign, "data file %q is a bbolt database without a frameindex schema record: not a frameindex data file (if its creation was interrupted, delete it and build it again)", s.path)
 	case schema == 0:
-		return errorf(ErrCorrupt, nil, "data file %q is corrupt: schema number 0", s.path)
+		return state.Errorf(state.ErrCorrupt, "data file %q is corrupt: schema number 0", s.path)
 	case schema > Schema:
-		return errorf(ErrNewerSchema, nil, "data file %q was written by a newer frameindex (schema %d; this build reads up to %d)", s.path, schema, Schema)
+		return state.Errorf(ErrNewerSchema, "data file %q was written by a newer frameindex (schema %d; this build reads up to %d)", s.path, schema, Schema)
 	}
 	return nil
 }
@@ -404,20 +388,31 @@ func lookup(tx *bbolt.Tx, bucket []byte, key string) []byte {
 	return b.Get([]byte(key))
 }
 
-// update runs fn in a read-write transaction, recovering like view.
+// update runs fn in a read-write transaction, recovering like view. On a
+// handle of Audited it appends the pending audit entry after fn, in the
+// same transaction.
 func (s *Store) update(fn func(*bbolt.Tx) error) (err error) {
 	defer s.recoverCorrupt(&err)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	for {
 		db, gen := s.currentGen()
+		var audited state.AuditEntry
 		err := db.Update(func(tx *bbolt.Tx) error {
 			if s.gen.Load() != gen {
 				return errSwapped
 			}
-			return fn(tx)
+			if err := fn(tx); err != nil {
+				return err
+			}
+			var err error
+			audited, err = s.audit.write(tx, s)
+			return err
 		})
 		if errors.Is(err, errSwapped) || errors.Is(err, bberrors.ErrDatabaseNotOpen) && s.current() != db {
 			continue
+		}
+		if err == nil {
+			s.audit.committed(audited)
 		}
 		return s.wrap(err)
 	}
@@ -425,7 +420,7 @@ func (s *Store) update(fn func(*bbolt.Tx) error) (err error) {
 
 func (s *Store) recoverCorrupt(err *error) {
 	if r := recover(); r != nil {
-		*err = errorf(ErrCorrupt, nil, "data file %q is corrupt: %s (check it with `bbolt check`)", s.path, panicText(r))
+		*err = state.Errorf(state.ErrCorrupt, "data file %q is corrupt: %s (check it with `bbolt check`)", s.path, panicText(r))
 	}
 }
 
@@ -442,8 +437,7 @@ func panicText(r any) string {
 // wrap gives bbolt's own errors (read-only file, closed file, disk full)
 // the path; errors of ours pass through unchanged.
 func (s *Store) wrap(err error) error {
-	var ke *kindError
-	if err == nil || errors.As(err, &ke) {
+	if err == nil || state.HasKind(err) {
 		return err
 	}
 	return fmt.Errorf("data file %q: %w", s.path, err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"frameindex/grid"
+	"frameindex/state"
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -64,10 +65,10 @@ func makeStoreFile(t testing.TB) string {
 	if _, err := s.PutLattice(testRuns, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AddOrg(Org{ID: "acme"}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.MintKey(MintRequest{OrgID: "acme", Preset: "full"}); err != nil {
+	if _, _, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "full"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -142,7 +143,7 @@ func TestOpen_Errors(t *testing.T) {
 			name:  "create and read-only",
 			path:  func(t *testing.T) string { return filepath.Join(t.TempDir(), "none.db") },
 			opts:  Options{Create: true, ReadOnly: true},
-			want:  ErrInvalid,
+			want:  state.ErrInvalid,
 			texts: []string{"Create and ReadOnly"},
 		},
 		{
@@ -207,13 +208,13 @@ func TestOpen_Errors(t *testing.T) {
 		{
 			name:  "schema record of 2 bytes",
 			path:  func(t *testing.T) string { return schemaFile(t, []byte{0, 1}) },
-			want:  ErrCorrupt,
+			want:  state.ErrCorrupt,
 			texts: []string{"schema record has 2 bytes"},
 		},
 		{
 			name:  "schema 0",
 			path:  func(t *testing.T) string { return schemaFile(t, binary.BigEndian.AppendUint32(nil, 0)) },
-			want:  ErrCorrupt,
+			want:  state.ErrCorrupt,
 			texts: []string{"schema number 0"},
 		},
 		{
@@ -237,7 +238,7 @@ func TestOpen_Errors(t *testing.T) {
 				end := int(m.pgid) * int(m.pageSize) // the file may have slack beyond
 				return writeTemp(t, "cut.db", data[:end-1])
 			},
-			want:  ErrCorrupt,
+			want:  state.ErrCorrupt,
 			texts: []string{"truncated to"},
 		},
 		{
@@ -247,7 +248,7 @@ func TestOpen_Errors(t *testing.T) {
 				return writeTemp(t, "meta.db", data[:2*pageSizeOf(t, data)])
 			},
 			opts:  Options{ReadOnly: true},
-			want:  ErrCorrupt,
+			want:  state.ErrCorrupt,
 			texts: []string{"truncated to"},
 		},
 		{
@@ -256,7 +257,7 @@ func TestOpen_Errors(t *testing.T) {
 				data := storeBytes(t)
 				return writeTemp(t, "short.db", data[:100])
 			},
-			want:  ErrCorrupt,
+			want:  state.ErrCorrupt,
 			texts: []string{"truncated to 100 bytes"},
 		},
 		{
@@ -268,20 +269,20 @@ func TestOpen_Errors(t *testing.T) {
 				data[ps+pageHeaderSize+48] ^= 0xFF
 				return writeTemp(t, "flipped.db", data)
 			},
-			want:  ErrCorrupt,
+			want:  state.ErrCorrupt,
 			texts: []string{"both bbolt meta pages are damaged"},
 		},
 		{
 			name:  "data pages overwritten",
 			path:  garbagePages,
-			want:  ErrCorrupt,
+			want:  state.ErrCorrupt,
 			texts: []string{"is corrupt"},
 		},
 		{
 			name:  "data pages overwritten read-only",
 			path:  garbagePages,
 			opts:  Options{ReadOnly: true},
-			want:  ErrCorrupt,
+			want:  state.ErrCorrupt,
 			texts: []string{"is corrupt"},
 		},
 	}
@@ -433,7 +434,7 @@ func TestStore_Close(t *testing.T) {
 	if _, _, _, err := s.Grid(); err == nil {
 		t.Error("Grid on a closed store succeeded")
 	}
-	if _, err := s.AddOrg(Org{ID: "late"}); err == nil {
+	if _, err := s.AddOrg(state.Org{ID: "late"}); err == nil {
 		t.Error("AddOrg on a closed store succeeded")
 	}
 }
@@ -446,7 +447,7 @@ func TestStore_ReadOnlyRefusesWrites(t *testing.T) {
 	}
 	_, err := s.PutLattice(testRuns, "again")
 	assertErrText(t, err, path, "read-only")
-	_, err = s.AddOrg(Org{ID: "other"})
+	_, err = s.AddOrg(state.Org{ID: "other"})
 	assertErrText(t, err, path, "read-only")
 }
 
@@ -473,11 +474,11 @@ func TestParseHeader(t *testing.T) {
 		{"healthy", data, 0, nil},
 		{"meta 0 damaged, meta 1 good", flip(pageHeaderSize + 40), 0, nil},
 		{"meta 1 damaged, meta 0 good", flip(ps + pageHeaderSize + 40), 0, nil},
-		{"both damaged", flip(pageHeaderSize+40, ps+pageHeaderSize+40), 0, ErrCorrupt},
+		{"both damaged", flip(pageHeaderSize+40, ps+pageHeaderSize+40), 0, state.ErrCorrupt},
 		{"both magics gone", flip(pageHeaderSize, ps+pageHeaderSize), 0, ErrForeign},
-		{"version changed", nil, 0, ErrCorrupt},
+		{"version changed", nil, 0, state.ErrCorrupt},
 		{"short header", data[:pageHeaderSize+10], 0, ErrForeign},
-		{"size below pgid", data, int64(3 * ps), ErrCorrupt},
+		{"size below pgid", data, int64(3 * ps), state.ErrCorrupt},
 		{"empty", nil, -1, ErrForeign},
 	}
 	for _, tt := range tests {

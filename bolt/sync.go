@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -60,7 +62,7 @@ func (r SyncReport) Changed() bool {
 // sameVersion reports whether two descriptions of a dataset describe the
 // same records: the version counter alone is not enough, since two files
 // that each imported once both hold version 1.
-func sameVersion(a, b Dataset) bool {
+func sameVersion(a, b state.Dataset) bool {
 	return a.Version == b.Version && a.ImportedAt.Equal(b.ImportedAt) && a.Frames == b.Frames && a.Features == b.Features
 }
 
@@ -76,7 +78,7 @@ func syncStageName(id string, v int) []byte {
 // syncPlan is one dataset to copy or update, with its description as the
 // snapshot stores it (bytes valid during the snapshot's transaction).
 type syncPlan struct {
-	d    Dataset
+	d    state.Dataset
 	raw  []byte
 	from int
 }
@@ -117,10 +119,10 @@ func (s *Store) SyncDatasets(ctx context.Context, path string, opts SyncOptions)
 		Removed: []DatasetSync{}, Kept: []string{}, Unchanged: []string{}}
 	a, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return rep, errorf(ErrNotFound, nil, "snapshot %s does not exist: write one on the other node with `frameindex backup --out FILE`, ship it here and give its path", path)
+		return rep, state.Errorf(state.ErrNotFound, "snapshot %s does not exist: write one on the other node with `frameindex backup --out FILE`, ship it here and give its path", path)
 	}
 	if b, berr := os.Stat(s.path); err == nil && berr == nil && os.SameFile(a, b) {
-		return rep, errorf(ErrInvalid, nil, "the snapshot %s is the data file itself: give a copy of another node's file", path)
+		return rep, state.Errorf(state.ErrInvalid, "the snapshot %s is the data file itself: give a copy of another node's file", path)
 	}
 	src, err := Open(path, Options{ReadOnly: true})
 	if err != nil {
@@ -156,7 +158,7 @@ func (s *Store) planSync(ctx context.Context, src *Store, stx *bbolt.Tx, opts Sy
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	mine := make(map[string]Dataset, len(ours))
+	mine := make(map[string]state.Dataset, len(ours))
 	for _, d := range ours {
 		mine[d.ID] = d
 	}
@@ -196,8 +198,8 @@ func (s *Store) planSync(ctx context.Context, src *Store, stx *bbolt.Tx, opts Sy
 			continue
 		}
 		delete(owners, p.d.Owner)
-		if _, err := s.Org(p.d.Owner); errors.Is(err, ErrNotFound) {
-			return nil, nil, nil, errorf(ErrNotFound, nil, "snapshot %s: dataset %q is owned by organisation %q, which %s does not hold: add the organisation (frameindex org add %s) and sync again",
+		if _, err := s.Org(p.d.Owner); errors.Is(err, state.ErrNotFound) {
+			return nil, nil, nil, state.Errorf(state.ErrNotFound, "snapshot %s: dataset %q is owned by organisation %q, which %s does not hold: add the organisation (frameindex org add %s) and sync again",
 				src.path, p.d.ID, p.d.Owner, s.path, p.d.Owner)
 		} else if err != nil {
 			return nil, nil, nil, err
@@ -216,7 +218,7 @@ func (s *Store) planSync(ctx context.Context, src *Store, stx *bbolt.Tx, opts Sy
 			if n := len(c.r.Problems) - 1 + c.more; n > 0 {
 				more = fmt.Sprintf(" (and %d more problems)", n)
 			}
-			return nil, nil, nil, errorf(ErrCorrupt, nil, "snapshot %s: %s%s: nothing was synced; check the snapshot with `frameindex check --data %s`",
+			return nil, nil, nil, state.Errorf(state.ErrCorrupt, "snapshot %s: %s%s: nothing was synced; check the snapshot with `frameindex check --data %s`",
 				src.path, c.r.Problems[0], more, src.path)
 		}
 	}
@@ -237,7 +239,7 @@ func sameGrid(s, src *Store, stx *bbolt.Tx) bool {
 
 // sameDescription reports whether this file's description of d is byte
 // for byte the snapshot's raw one.
-func sameDescription(s *Store, d Dataset, raw []byte) bool {
+func sameDescription(s *Store, d state.Dataset, raw []byte) bool {
 	var mine []byte
 	_ = s.view(func(tx *bbolt.Tx) error {
 		mine = bytes.Clone(lookup(tx, bucketDatasets, d.ID))
@@ -255,7 +257,7 @@ func (s *Store) applySync(ctx context.Context, src *Store, stx *bbolt.Tx, copies
 			return
 		}
 		// Best effort: on failure a staging bucket left behind is harmless.
-		_ = s.update(func(tx *bbolt.Tx) error {
+		_ = s.unaudited().update(func(tx *bbolt.Tx) error {
 			for _, p := range copies[:staged] {
 				_ = dropVersion(tx, syncStageName(p.d.ID, p.d.Version))
 			}
@@ -265,7 +267,7 @@ func (s *Store) applySync(ctx context.Context, src *Store, stx *bbolt.Tx, copies
 	versions := stx.Bucket(bucketVersions)
 	for _, p := range copies {
 		name, stage := versionBucketName(p.d.ID, p.d.Version), syncStageName(p.d.ID, p.d.Version)
-		err := s.update(func(tx *bbolt.Tx) error {
+		err := s.unaudited().update(func(tx *bbolt.Tx) error {
 			vs, err := tx.CreateBucketIfNotExists(bucketVersions)
 			if err != nil {
 				return err
@@ -306,7 +308,7 @@ func (s *Store) applySync(ctx context.Context, src *Store, stx *bbolt.Tx, copies
 				return err
 			}
 			if (found && cur.Version != p.from) || (!found && p.from != 0) {
-				return errorf(ErrInvalid, nil, "dataset %s changed in %s while it was being synced: nothing was synced; sync again", p.d.ID, s.path)
+				return state.Errorf(state.ErrInvalid, "dataset %s changed in %s while it was being synced: nothing was synced; sync again", p.d.ID, s.path)
 			}
 			if _, err := s.getOrg(tx, p.d.Owner); err != nil {
 				return err
@@ -320,7 +322,7 @@ func (s *Store) applySync(ctx context.Context, src *Store, stx *bbolt.Tx, copies
 			name, stage := versionBucketName(p.d.ID, p.d.Version), syncStageName(p.d.ID, p.d.Version)
 			parent := vs.Bucket(stage)
 			if parent == nil || parent.Bucket(name) == nil {
-				return errorf(ErrInvalid, nil, "dataset %s: its staged copy is gone (a compaction or an import ran meanwhile): nothing was synced; sync again", p.d.ID)
+				return state.Errorf(state.ErrInvalid, "dataset %s: its staged copy is gone (a compaction or an import ran meanwhile): nothing was synced; sync again", p.d.ID)
 			}
 			if vs.Bucket(name) != nil {
 				if err := vs.DeleteBucket(name); err != nil {
@@ -372,7 +374,7 @@ func (s *Store) copyStaged(ctx context.Context, src *bbolt.Bucket, stage, name, 
 			batch = append(batch, kv{k, v})
 			size += len(k) + len(v)
 		}
-		err := s.update(func(tx *bbolt.Tx) error {
+		err := s.unaudited().update(func(tx *bbolt.Tx) error {
 			var b *bbolt.Bucket
 			if parent := versionBucket(tx, stage); parent != nil {
 				if v := parent.Bucket(name); v != nil {
@@ -380,7 +382,7 @@ func (s *Store) copyStaged(ctx context.Context, src *bbolt.Bucket, stage, name, 
 				}
 			}
 			if b == nil {
-				return errorf(ErrInvalid, nil, "the staging bucket %s is gone (a compaction or an import ran meanwhile): nothing was synced; sync again", stage)
+				return state.Errorf(state.ErrInvalid, "the staging bucket %s is gone (a compaction or an import ran meanwhile): nothing was synced; sync again", stage)
 			}
 			b.FillPercent = 1 // keys arrive in order
 			for _, p := range batch {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"frameindex/grid"
+	"frameindex/state"
 
 	bbolt "go.etcd.io/bbolt"
 )
@@ -36,7 +37,7 @@ func snapshotOf(tb testing.TB, s *Store) string {
 }
 
 // importAt imports records into d with the clock at now.
-func importAt(tb testing.TB, s *Store, d Dataset, now time.Time, records ...FrameRecord) {
+func importAt(tb testing.TB, s *Store, d state.Dataset, now time.Time, records ...FrameRecord) {
 	tb.Helper()
 	if _, err := s.ImportDataset(d, records, now); err != nil {
 		tb.Fatalf("ImportDataset(%s): %v", d.ID, err)
@@ -46,7 +47,7 @@ func importAt(tb testing.TB, s *Store, d Dataset, now time.Time, records ...Fram
 // datasetsOf returns what the file holds of every dataset: descriptions
 // and every record, for comparing two files.
 type datasetState struct {
-	Datasets []Dataset
+	Datasets []state.Dataset
 	Frames   []FrameData
 }
 
@@ -90,7 +91,7 @@ func ids(list []DatasetSync) []string {
 
 func TestStore_SyncDatasets(t *testing.T) {
 	later := testNow.Add(time.Hour)
-	roads := Dataset{ID: "roads", Owner: "acme"}
+	roads := state.Dataset{ID: "roads", Owner: "acme"}
 	pop := popDataset()
 	r1 := FrameRecord{Frame: 10, Attrs: []byte(`{"population_2020":7}`), Features: [][]byte{feature("a"), feature("b")}}
 	r2 := FrameRecord{Frame: 20, Attrs: []byte(`{"class":"urban"}`)}
@@ -156,10 +157,10 @@ func TestStore_SyncDatasets(t *testing.T) {
 			mustAddOrg(t, s, "acme", "pro", 5)
 			mustAddOrg(t, s, "beta", "trial", 0)
 			tc.target(s)
-			if _, err := s.GrantLicence("beta", "population", LicencePerQuery, testNow); err != nil && !errors.Is(err, ErrNotFound) {
+			if _, err := s.GrantLicence("beta", "population", state.LicencePerQuery, testNow); err != nil && !errors.Is(err, state.ErrNotFound) {
 				t.Fatal(err)
 			}
-			_, secret, err := s.MintKey(MintRequest{OrgID: "beta", Preset: "locality", Now: testNow})
+			_, secret, err := s.MintKey(state.MintRequest{OrgID: "beta", Preset: "locality", Now: testNow})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,8 +236,8 @@ func TestStore_SyncDatasetsRefuses(t *testing.T) {
 	}{
 		{"owner missing here", func(t *testing.T, o *Store) {
 			mustAddOrg(t, o, "gamma", "pro", 0)
-			importAt(t, o, Dataset{ID: "roads", Owner: "gamma"}, testNow, FrameRecord{Frame: 10, Features: [][]byte{feature("r")}})
-		}, nil, ErrNotFound, []string{`dataset "roads" is owned by organisation "gamma"`, "frameindex org add gamma"}},
+			importAt(t, o, state.Dataset{ID: "roads", Owner: "gamma"}, testNow, FrameRecord{Frame: 10, Features: [][]byte{feature("r")}})
+		}, nil, state.ErrNotFound, []string{`dataset "roads" is owned by organisation "gamma"`, "frameindex org add gamma"}},
 		{"incomplete version", func(t *testing.T, o *Store) {
 			importAt(t, o, pop, testNow, rec)
 			d, _ := o.Dataset("population")
@@ -244,9 +245,9 @@ func TestStore_SyncDatasetsRefuses(t *testing.T) {
 			if err := o.update(func(tx *bbolt.Tx) error { return putJSON(tx.Bucket(bucketDatasets), []byte(d.ID), d) }); err != nil {
 				t.Fatal(err)
 			}
-		}, nil, ErrCorrupt, []string{"snapshot", `dataset "population", version 1: 1 frame records, but the description says 2`, "nothing was synced"}},
-		{"the file itself", func(*testing.T, *Store) {}, func(_ string, s *Store) string { return s.Path() }, ErrInvalid, []string{"is the data file itself"}},
-		{"no snapshot", func(*testing.T, *Store) {}, func(snap string, _ *Store) string { return snap + ".missing" }, ErrNotFound, []string{"snapshot", "does not exist", "frameindex backup"}},
+		}, nil, state.ErrCorrupt, []string{"snapshot", `dataset "population", version 1: 1 frame records, but the description says 2`, "nothing was synced"}},
+		{"the file itself", func(*testing.T, *Store) {}, func(_ string, s *Store) string { return s.Path() }, state.ErrInvalid, []string{"is the data file itself"}},
+		{"no snapshot", func(*testing.T, *Store) {}, func(snap string, _ *Store) string { return snap + ".missing" }, state.ErrNotFound, []string{"snapshot", "does not exist", "frameindex backup"}},
 		{"not a data file", func(*testing.T, *Store) {}, func(snap string, _ *Store) string {
 			os.WriteFile(snap+".txt", []byte("hello"), 0o600)
 			return snap + ".txt"
@@ -260,7 +261,7 @@ func TestStore_SyncDatasetsRefuses(t *testing.T) {
 			snap := snapshotOf(t, other)
 			s := MustOpenStore(t)
 			mustAddOrg(t, s, "acme", "pro", 0)
-			importAt(t, s, Dataset{ID: "mine", Owner: "acme"}, testNow, FrameRecord{Frame: 20, Features: [][]byte{feature("m")}})
+			importAt(t, s, state.Dataset{ID: "mine", Owner: "acme"}, testNow, FrameRecord{Frame: 20, Features: [][]byte{feature("m")}})
 			before := datasetsOf(t, s)
 			path := snap
 			if tc.path != nil {
@@ -283,7 +284,7 @@ func TestStore_SyncDatasetsInterrupted(t *testing.T) {
 	other := MustOpenStore(t)
 	mustAddOrg(t, other, "acme", "pro", 0)
 	importAt(t, other, popDataset(), testNow, FrameRecord{Frame: 10, Attrs: []byte(`{"population_2020":7}`), Features: [][]byte{feature("a")}})
-	importAt(t, other, Dataset{ID: "roads", Owner: "acme"}, testNow, FrameRecord{Frame: 20, Features: [][]byte{feature("r")}})
+	importAt(t, other, state.Dataset{ID: "roads", Owner: "acme"}, testNow, FrameRecord{Frame: 20, Features: [][]byte{feature("r")}})
 	snap := snapshotOf(t, other)
 
 	s := MustOpenStore(t)
@@ -368,7 +369,7 @@ func FuzzSyncDatasets(f *testing.F) {
 			t.Fatal(err)
 		}
 		err = src.update(func(tx *bbolt.Tx) error {
-			if err := putJSON(mustBucket(tx, bucketOrgs), []byte("acme"), Org{ID: "acme", Name: "acme", Plan: "pro", Created: testNow}); err != nil {
+			if err := putJSON(mustBucket(tx, bucketOrgs), []byte("acme"), state.Org{ID: "acme", Name: "acme", Plan: "pro", Created: testNow}); err != nil {
 				return err
 			}
 			if err := mustBucket(tx, bucketDatasets).Put([]byte("population"), description); err != nil {
@@ -400,7 +401,7 @@ func FuzzSyncDatasets(f *testing.F) {
 			}
 		}
 		mustBeSound(t, s)
-		if _, err := s.ReadFrames([]string{"population"}, []uint64{10}, true, 200); err != nil && !errors.Is(err, ErrNotFound) {
+		if _, err := s.ReadFrames([]string{"population"}, []uint64{10}, true, 200); err != nil && !errors.Is(err, state.ErrNotFound) {
 			t.Fatalf("ReadFrames after sync: %v", err)
 		}
 	})

@@ -8,11 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"frameindex/state"
+
 	bbolt "go.etcd.io/bbolt"
 )
 
 // mustAddCounter adds to a usage counter in its own write transaction.
-func mustAddCounter(tb testing.TB, s *Store, org string, name []byte, count, credits int64) counter {
+func mustAddCounter(tb testing.TB, s *Store, org, name string, count, credits int64) counter {
 	tb.Helper()
 	var c counter
 	err := s.update(func(tx *bbolt.Tx) error {
@@ -30,12 +32,12 @@ func TestStore_AddCounter(t *testing.T) {
 	s := MustOpenStore(t)
 	mustAddOrg(t, s, "acme", "trial", 0)
 	mustAddOrg(t, s, "other", "trial", 0)
-	name := answersCounter("2026-11")
+	name := state.AnswersCounter("2026-11")
 	// Each step runs on what the steps before it left.
 	steps := []struct {
 		name           string
 		org            string
-		counter        []byte
+		counter        string
 		count, credits int64
 		want           counter // the counter after the step (unchanged when refused)
 		wantErr        error
@@ -45,15 +47,15 @@ func TestStore_AddCounter(t *testing.T) {
 		{name: "answer paid in credits", org: "acme", counter: name, count: 1, credits: 1, want: counter{2, 1}},
 		{name: "reservation of three", org: "acme", counter: name, count: 3, credits: 3, want: counter{5, 4}},
 		{name: "refund of the reservation", org: "acme", counter: name, count: -3, credits: -3, want: counter{2, 1}},
-		{name: "below zero", org: "acme", counter: name, count: -3, want: counter{2, 1}, wantErr: ErrInvalid, text: "would go below zero"},
-		{name: "credits below zero", org: "acme", counter: name, credits: -2, want: counter{2, 1}, wantErr: ErrInvalid, text: "would go below zero"},
-		{name: "overflow", org: "acme", counter: name, count: math.MaxInt64, want: counter{2, 1}, wantErr: ErrInvalid, text: "would overflow"},
-		{name: "empty name", org: "acme", counter: nil, count: 1, want: counter{2, 1}, wantErr: ErrInvalid, text: "invalid usage counter name"},
-		{name: "name too long", org: "acme", counter: make([]byte, bbolt.MaxKeySize+1), count: 1, want: counter{2, 1}, wantErr: ErrInvalid, text: "invalid usage counter name"},
-		{name: "unknown organisation", org: "nope", counter: name, count: 1, want: counter{2, 1}, wantErr: ErrNotFound, text: `organisation "nope" not found`},
-		{name: "empty organisation", org: "", counter: name, count: 1, want: counter{2, 1}, wantErr: ErrNotFound, text: `organisation "" not found`},
+		{name: "below zero", org: "acme", counter: name, count: -3, want: counter{2, 1}, wantErr: state.ErrInvalid, text: "would go below zero"},
+		{name: "credits below zero", org: "acme", counter: name, credits: -2, want: counter{2, 1}, wantErr: state.ErrInvalid, text: "would go below zero"},
+		{name: "overflow", org: "acme", counter: name, count: math.MaxInt64, want: counter{2, 1}, wantErr: state.ErrInvalid, text: "would overflow"},
+		{name: "empty name", org: "acme", counter: "", count: 1, want: counter{2, 1}, wantErr: state.ErrInvalid, text: "invalid usage counter name"},
+		{name: "name too long", org: "acme", counter: string(make([]byte, bbolt.MaxKeySize+1)), count: 1, want: counter{2, 1}, wantErr: state.ErrInvalid, text: "invalid usage counter name"},
+		{name: "unknown organisation", org: "nope", counter: name, count: 1, want: counter{2, 1}, wantErr: state.ErrNotFound, text: `organisation "nope" not found`},
+		{name: "empty organisation", org: "", counter: name, count: 1, want: counter{2, 1}, wantErr: state.ErrNotFound, text: `organisation "" not found`},
 		{name: "another organisation's counter of the same name", org: "other", counter: name, count: 7, want: counter{2, 1}},
-		{name: "a charge", org: "acme", counter: chargesCounter("2026-11", "roads"), count: 1, credits: 5, want: counter{2, 1}},
+		{name: "a charge", org: "acme", counter: state.ChargesCounter("2026-11", "roads"), count: 1, credits: 5, want: counter{2, 1}},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
@@ -92,21 +94,21 @@ func TestStore_UsageNoCounters(t *testing.T) {
 	mustAddOrg(t, s, "acme", "scale", 42)
 	mustAddOrg(t, s, "busy", "trial", 0)
 	// Another organisation's counters do not leak into acme's usage.
-	mustAddCounter(t, s, "busy", answersCounter("2025-03"), 9, 0)
-	mustAddCounter(t, s, "busy", chargesCounter("2025-03", "roads"), 9, 9)
+	mustAddCounter(t, s, "busy", state.AnswersCounter("2025-03"), 9, 0)
+	mustAddCounter(t, s, "busy", state.ChargesCounter("2025-03", "roads"), 9, 9)
 
 	got, err := s.Usage("acme", time.Time{}) // zero: the store's clock
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Usage{OrgID: "acme", Plan: "scale", Month: "2025-03", Day: "2025-03-14", Allowance: 20000,
+	want := state.Usage{OrgID: "acme", Plan: "scale", Month: "2025-03", Day: "2025-03-14", Allowance: 20000,
 		DailyCeiling: 1000, Credits: 42}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Usage = %+v, want %+v", got, want)
 	}
 	for _, id := range []string{"nope", ""} {
 		_, err := s.Usage(id, testNow)
-		if !errors.Is(err, ErrNotFound) {
+		if !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("Usage(%q) error = %v, want ErrNotFound", id, err)
 		}
 	}
@@ -129,23 +131,23 @@ func TestStore_UsagePeriods(t *testing.T) {
 	// answer records one worded answer at t, as the write side will: the
 	// month and the day counters together.
 	answer := func(when time.Time, n int64) {
-		mustAddCounter(t, s, "acme", answersCounter(monthOf(when)), n, 0)
-		mustAddCounter(t, s, "acme", answersCounter(dayOf(when)), n, 0)
+		mustAddCounter(t, s, "acme", state.AnswersCounter(state.MonthOf(when)), n, 0)
+		mustAddCounter(t, s, "acme", state.AnswersCounter(state.DayOf(when)), n, 0)
 	}
 	answer(at("2026-11-30T23:59:59Z"), 3)
 	answer(at("2026-12-01T00:00:00Z"), 5)
 	answer(at("2026-12-31T23:59:59Z"), 7)
 	answer(at("2027-01-01T00:00:00Z"), 11)
-	mustAddCounter(t, s, "acme", chargesCounter(monthOf(at("2026-12-31T23:59:59Z")), "roads"), 2, 10)
-	mustAddCounter(t, s, "acme", chargesCounter(monthOf(at("2027-01-01T00:00:00Z")), "roads"), 1, 5)
+	mustAddCounter(t, s, "acme", state.ChargesCounter(state.MonthOf(at("2026-12-31T23:59:59Z")), "roads"), 2, 10)
+	mustAddCounter(t, s, "acme", state.ChargesCounter(state.MonthOf(at("2027-01-01T00:00:00Z")), "roads"), 1, 5)
 
-	dec := []DatasetCharge{{Dataset: "roads", Requests: 2, Credits: 10}}
+	dec := []state.DatasetCharge{{Dataset: "roads", Requests: 2, Credits: 10}}
 	tests := []struct {
 		name                string
 		now                 time.Time
 		month, day          string
 		answersMonth, today int
-		charges             []DatasetCharge
+		charges             []state.DatasetCharge
 	}{
 		{name: "last second of November", now: at("2026-11-30T23:59:59Z"), month: "2026-11", day: "2026-11-30", answersMonth: 3, today: 3},
 		{name: "first second of December", now: at("2026-12-01T00:00:00Z"), month: "2026-12", day: "2026-12-01", answersMonth: 12, today: 5,
@@ -157,7 +159,7 @@ func TestStore_UsagePeriods(t *testing.T) {
 		{name: "last second of the year", now: at("2026-12-31T23:59:59Z"), month: "2026-12", day: "2026-12-31", answersMonth: 12, today: 7,
 			charges: dec},
 		{name: "first second of the next year", now: at("2027-01-01T00:00:00Z"), month: "2027-01", day: "2027-01-01", answersMonth: 11, today: 11,
-			charges: []DatasetCharge{{Dataset: "roads", Requests: 1, Credits: 5}}},
+			charges: []state.DatasetCharge{{Dataset: "roads", Requests: 1, Credits: 5}}},
 		{name: "00:30 on 1 January in Lagos is still December in UTC", now: time.Date(2027, 1, 1, 0, 30, 0, 0, lagos), month: "2026-12", day: "2026-12-31", answersMonth: 12, today: 7,
 			charges: dec},
 		{name: "a month with none", now: at("2027-02-01T00:00:00Z"), month: "2027-02", day: "2027-02-01"},
@@ -168,7 +170,7 @@ func TestStore_UsagePeriods(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := Usage{OrgID: "acme", Plan: "pro", Month: tt.month, Day: tt.day, Allowance: 2000,
+			want := state.Usage{OrgID: "acme", Plan: "pro", Month: tt.month, Day: tt.day, Allowance: 2000,
 				AnswersThisMonth: tt.answersMonth, DailyCeiling: 1000, AnswersToday: tt.today, Charges: tt.charges}
 			if !reflect.DeepEqual(u, want) {
 				t.Errorf("Usage(%v) = %+v, want %+v", tt.now, u, want)
@@ -194,14 +196,14 @@ func TestStore_UsageCharges(t *testing.T) {
 		{"2026-10", "alpha", 100, 100},
 		{"2026-12", "beta", 100, 100},
 	} {
-		mustAddCounter(t, s, "acme", chargesCounter(c.month, c.dataset), c.requests, c.cr)
+		mustAddCounter(t, s, "acme", state.ChargesCounter(c.month, c.dataset), c.requests, c.cr)
 	}
-	mustAddCounter(t, s, "acme", answersCounter(month), 4, 0)
+	mustAddCounter(t, s, "acme", state.AnswersCounter(month), 4, 0)
 	u, err := s.Usage("acme", time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []DatasetCharge{
+	want := []state.DatasetCharge{
 		{Dataset: "alpha", Requests: 4, Credits: 4},
 		{Dataset: "alpha-2", Requests: 5, Credits: 50},
 		{Dataset: "m-1", Requests: 2, Credits: 4},
@@ -220,35 +222,35 @@ func TestStore_UsageCorrupt(t *testing.T) {
 	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name  string
-		key   []byte
+		key   string
 		value []byte // nil puts a bucket under key
 		text  string
 	}{
-		{name: "short month counter", key: answersCounter("2026-11"), value: []byte{1, 2, 3}, text: "counter of 3 bytes, want 16"},
-		{name: "negative day counter", key: answersCounter("2026-11-22"), value: counter{-1, 0}.append(nil), text: "negative counter"},
-		{name: "short charge counter", key: chargesCounter("2026-11", "roads"), value: []byte{}, text: "counter of 0 bytes"},
-		{name: "negative charge credits", key: chargesCounter("2026-11", "roads"), value: counter{1, -1}.append(nil), text: "negative counter"},
-		{name: "charge without a dataset id", key: chargesPrefix("2026-11"), value: counter{1, 1}.append(nil), text: "not a dataset charge counter"},
-		{name: "charge with a bad dataset id", key: chargesCounter("2026-11", "Roads:x"), value: counter{1, 1}.append(nil), text: "not a dataset charge counter"},
-		{name: "a bucket among charges", key: chargesCounter("2026-11", "roads"), value: nil, text: "not a dataset charge counter"},
+		{name: "short month counter", key: state.AnswersCounter("2026-11"), value: []byte{1, 2, 3}, text: "counter of 3 bytes, want 16"},
+		{name: "negative day counter", key: state.AnswersCounter("2026-11-22"), value: counter{-1, 0}.append(nil), text: "negative counter"},
+		{name: "short charge counter", key: state.ChargesCounter("2026-11", "roads"), value: []byte{}, text: "counter of 0 bytes"},
+		{name: "negative charge credits", key: state.ChargesCounter("2026-11", "roads"), value: counter{1, -1}.append(nil), text: "negative counter"},
+		{name: "charge without a dataset id", key: state.ChargesPrefix("2026-11"), value: counter{1, 1}.append(nil), text: "not a dataset charge counter"},
+		{name: "charge with a bad dataset id", key: state.ChargesCounter("2026-11", "Roads:x"), value: counter{1, 1}.append(nil), text: "not a dataset charge counter"},
+		{name: "a bucket among charges", key: state.ChargesCounter("2026-11", "roads"), value: nil, text: "not a dataset charge counter"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := MustOpenStore(t)
 			mustAddOrg(t, s, "acme", "trial", 0)
-			mustAddCounter(t, s, "acme", answersCounter("2026-10"), 1, 0) // makes the buckets
+			mustAddCounter(t, s, "acme", state.AnswersCounter("2026-10"), 1, 0) // makes the buckets
 			if err := s.db.Update(func(tx *bbolt.Tx) error {
 				b := tx.Bucket(bucketUsage).Bucket([]byte("acme"))
 				if tt.value == nil {
-					_, err := b.CreateBucket(tt.key)
+					_, err := b.CreateBucket([]byte(tt.key))
 					return err
 				}
-				return b.Put(tt.key, tt.value)
+				return b.Put([]byte(tt.key), tt.value)
 			}); err != nil {
 				t.Fatal(err)
 			}
 			_, err := s.Usage("acme", now)
-			if !errors.Is(err, ErrCorrupt) {
+			if !errors.Is(err, state.ErrCorrupt) {
 				t.Fatalf("Usage error = %v, want ErrCorrupt", err)
 			}
 			assertErrText(t, err, `of organisation "acme"`, tt.text)
@@ -258,7 +260,7 @@ func TestStore_UsageCorrupt(t *testing.T) {
 					_, err := s.addCounter(tx, "acme", tt.key, 1, 0)
 					return err
 				})
-				if !errors.Is(err, ErrCorrupt) {
+				if !errors.Is(err, state.ErrCorrupt) {
 					t.Errorf("addCounter on a damaged counter: %v, want ErrCorrupt", err)
 				}
 			}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"frameindex/state"
 )
 
 // cheapHashing makes argon2id cheap for the test (hashes still verify by
@@ -26,11 +28,11 @@ func mustUserStore(t *testing.T) (*Store, string) {
 	cheapHashing(t)
 	s := MustOpenStore(t)
 	for _, id := range []string{"acme", "rival"} {
-		if _, err := s.AddOrg(Org{ID: id}); err != nil {
+		if _, err := s.AddOrg(state.Org{ID: id}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, otp, err := s.AddUser(NewUser{Name: "olu", Email: "Olu@Example.NG", Org: "acme", Role: RoleOwner})
+	_, otp, err := s.AddUser(state.NewUser{Name: "olu", Email: "Olu@Example.NG", Org: "acme", Role: state.RoleOwner})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,25 +42,25 @@ func mustUserStore(t *testing.T) (*Store, string) {
 func TestStore_AddUser(t *testing.T) {
 	tests := []struct {
 		name    string
-		req     NewUser
+		req     state.NewUser
 		wantErr error
 		text    string
 		joined  bool // an existing person joined: no password
 	}{
-		{name: "new member", req: NewUser{Name: "ada", Org: "acme", Role: RoleMember}},
-		{name: "new admin with e-mail", req: NewUser{Name: "bola.k", Email: " Bola@X.ng ", Org: "acme", Role: RoleAdmin}},
-		{name: "existing person joins another organisation", req: NewUser{Name: "olu", Org: "rival", Role: RoleAdmin}, joined: true},
-		{name: "existing person, own e-mail", req: NewUser{Name: "olu", Email: "olu@example.ng", Org: "rival", Role: RoleMember}, joined: true},
-		{name: "already a member", req: NewUser{Name: "olu", Org: "acme", Role: RoleMember}, wantErr: ErrExists, text: `user "olu" already belongs to organisation "acme"`},
-		{name: "existing person, other e-mail", req: NewUser{Name: "olu", Email: "x@y.z", Org: "rival", Role: RoleMember}, wantErr: ErrInvalid, text: "another e-mail address"},
-		{name: "e-mail taken", req: NewUser{Name: "ada", Email: "OLU@example.ng", Org: "acme", Role: RoleMember}, wantErr: ErrExists, text: "belongs to another user"},
-		{name: "unknown organisation", req: NewUser{Name: "ada", Org: "nope", Role: RoleMember}, wantErr: ErrNotFound, text: `organisation "nope" not found`},
-		{name: "bad role", req: NewUser{Name: "ada", Org: "acme", Role: "boss"}, wantErr: ErrInvalid, text: `invalid role "boss"`},
-		{name: "capital letters", req: NewUser{Name: "Ada", Org: "acme", Role: RoleMember}, wantErr: ErrInvalid, text: "invalid user name"},
-		{name: "at sign", req: NewUser{Name: "ada@x", Org: "acme", Role: RoleMember}, wantErr: ErrInvalid, text: "invalid user name"},
-		{name: "empty", req: NewUser{Org: "acme", Role: RoleMember}, wantErr: ErrInvalid, text: "invalid user name"},
-		{name: "bad e-mail", req: NewUser{Name: "ada", Email: "a@b@c", Org: "acme", Role: RoleMember}, wantErr: ErrInvalid, text: "invalid e-mail address"},
-		{name: "e-mail with space", req: NewUser{Name: "ada", Email: "a b@c", Org: "acme", Role: RoleMember}, wantErr: ErrInvalid, text: "invalid e-mail address"},
+		{name: "new member", req: state.NewUser{Name: "ada", Org: "acme", Role: state.RoleMember}},
+		{name: "new admin with e-mail", req: state.NewUser{Name: "bola.k", Email: " Bola@X.ng ", Org: "acme", Role: state.RoleAdmin}},
+		{name: "existing person joins another organisation", req: state.NewUser{Name: "olu", Org: "rival", Role: state.RoleAdmin}, joined: true},
+		{name: "existing person, own e-mail", req: state.NewUser{Name: "olu", Email: "olu@example.ng", Org: "rival", Role: state.RoleMember}, joined: true},
+		{name: "already a member", req: state.NewUser{Name: "olu", Org: "acme", Role: state.RoleMember}, wantErr: state.ErrExists, text: `user "olu" already belongs to organisation "acme"`},
+		{name: "existing person, other e-mail", req: state.NewUser{Name: "olu", Email: "x@y.z", Org: "rival", Role: state.RoleMember}, wantErr: state.ErrInvalid, text: "another e-mail address"},
+		{name: "e-mail taken", req: state.NewUser{Name: "ada", Email: "OLU@example.ng", Org: "acme", Role: state.RoleMember}, wantErr: state.ErrExists, text: "belongs to another user"},
+		{name: "unknown organisation", req: state.NewUser{Name: "ada", Org: "nope", Role: state.RoleMember}, wantErr: state.ErrNotFound, text: `organisation "nope" not found`},
+		{name: "bad role", req: state.NewUser{Name: "ada", Org: "acme", Role: "boss"}, wantErr: state.ErrInvalid, text: `invalid role "boss"`},
+		{name: "capital letters", req: state.NewUser{Name: "Ada", Org: "acme", Role: state.RoleMember}, wantErr: state.ErrInvalid, text: "invalid user name"},
+		{name: "at sign", req: state.NewUser{Name: "ada@x", Org: "acme", Role: state.RoleMember}, wantErr: state.ErrInvalid, text: "invalid user name"},
+		{name: "empty", req: state.NewUser{Org: "acme", Role: state.RoleMember}, wantErr: state.ErrInvalid, text: "invalid user name"},
+		{name: "bad e-mail", req: state.NewUser{Name: "ada", Email: "a@b@c", Org: "acme", Role: state.RoleMember}, wantErr: state.ErrInvalid, text: "invalid e-mail address"},
+		{name: "e-mail with space", req: state.NewUser{Name: "ada", Email: "a b@c", Org: "acme", Role: state.RoleMember}, wantErr: state.ErrInvalid, text: "invalid e-mail address"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +91,7 @@ func TestStore_AddUser(t *testing.T) {
 			if !otpPattern.MatchString(otp) {
 				t.Errorf("one-time password %q", otp)
 			}
-			if !u.MustChange || !u.TempExpires.Equal(testNow.Round(0).Add(OneTimePasswordTTL)) {
+			if !u.MustChange || !u.TempExpires.Equal(testNow.Round(0).Add(state.OneTimePasswordTTL)) {
 				t.Errorf("MustChange %v, TempExpires %v", u.MustChange, u.TempExpires)
 			}
 			got, err := s.User(u.Name)
@@ -115,13 +117,13 @@ func TestStore_SignIn(t *testing.T) {
 		{name: "user name in capitals", login: " OLU ", password: otp, now: testNow},
 		{name: "e-mail", login: "olu@example.ng", password: otp, now: testNow},
 		{name: "e-mail in capitals", login: "OLU@EXAMPLE.NG", password: otp, now: testNow},
-		{name: "wrong password", login: "olu", password: otp + "x", now: testNow, wantErr: ErrBadSignIn},
-		{name: "empty password", login: "olu", password: "", now: testNow, wantErr: ErrBadSignIn},
-		{name: "unknown user", login: "nobody", password: otp, now: testNow, wantErr: ErrBadSignIn},
-		{name: "unknown e-mail", login: "no@example.ng", password: otp, now: testNow, wantErr: ErrBadSignIn},
-		{name: "huge password", login: "olu", password: strings.Repeat("x", 1<<20), now: testNow, wantErr: ErrBadSignIn},
-		{name: "one-time password expired", login: "olu", password: otp, now: testNow.Add(OneTimePasswordTTL), wantErr: ErrPasswordExpired},
-		{name: "expired and wrong", login: "olu", password: "nope", now: testNow.Add(OneTimePasswordTTL), wantErr: ErrBadSignIn},
+		{name: "wrong password", login: "olu", password: otp + "x", now: testNow, wantErr: state.ErrBadSignIn},
+		{name: "empty password", login: "olu", password: "", now: testNow, wantErr: state.ErrBadSignIn},
+		{name: "unknown user", login: "nobody", password: otp, now: testNow, wantErr: state.ErrBadSignIn},
+		{name: "unknown e-mail", login: "no@example.ng", password: otp, now: testNow, wantErr: state.ErrBadSignIn},
+		{name: "huge password", login: "olu", password: strings.Repeat("x", 1<<20), now: testNow, wantErr: state.ErrBadSignIn},
+		{name: "one-time password expired", login: "olu", password: otp, now: testNow.Add(state.OneTimePasswordTTL), wantErr: state.ErrPasswordExpired},
+		{name: "expired and wrong", login: "olu", password: "nope", now: testNow.Add(state.OneTimePasswordTTL), wantErr: state.ErrBadSignIn},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -147,7 +149,7 @@ func TestStore_UserByLogin(t *testing.T) {
 		}
 	}
 	for _, login := range []string{"", "nobody", "no@example.ng", "olu@"} {
-		if _, err := s.UserByLogin(login); !errors.Is(err, ErrNotFound) {
+		if _, err := s.UserByLogin(login); !errors.Is(err, state.ErrNotFound) {
 			t.Errorf("UserByLogin(%q): %v", login, err)
 		}
 	}
@@ -162,13 +164,20 @@ func TestStore_ChangePassword(t *testing.T) {
 		text          string
 	}{
 		{name: "ok", next: good},
-		{name: "wrong current", current: "wrong", next: good, wantErr: ErrBadSignIn},
-		{name: "too short", next: "abc123", wantErr: ErrInvalid, text: "at least 12 characters"},
-		{name: "user name", next: "OLU", wantErr: ErrInvalid, text: "too short"},
-		{name: "e-mail", next: "olu@example.ng", wantErr: ErrInvalid, text: "user name or e-mail"},
-		{name: "one character", next: strings.Repeat("a", 20), wantErr: ErrInvalid, text: "repeats one character"},
-		{name: "too long", next: strings.Repeat("ab", 129), wantErr: ErrInvalid, text: "at most 256"},
-		{name: "not UTF-8", next: "abcdefghijkl\xff", wantErr: ErrInvalid, text: "UTF-8"},
+		{name: "wrong current", current: "wrong", next: good, wantErr: state.ErrBadSignIn},
+		{name: "too short", next: "abc123", wantErr: state.ErrInvalid, text: "at least 12 characters"},
+		{name: "user name", next: "OLU", wantErr: state.ErrInvalid, text: "too short"},
+		{name: "e-mail", next: "olu@example.ng", wantErr: state.ErrInvalid, text: "user name or e-mail"},
+		{name: "one character", next: strings.Repeat("a", 20), wantErr: state.ErrInvalid, text: "repeats one character"},
+		{name: "too long", next: strings.Repeat("ab", 129), wantErr: state.ErrInvalid, text: "at most 256"},
+		// NIST SP 800-63B: not among the most common passwords, nor a
+		// sequence, nor one with digits added or repeated.
+		{name: "digits (the issue's)", next: "123456789012", wantErr: state.ErrInvalid, text: "too easy to guess"},
+		{name: "digits in sequence", next: "987654321098", wantErr: state.ErrInvalid, text: "sequence"},
+		{name: "a common password", next: "1qaz2wsx3edc", wantErr: state.ErrInvalid, text: "most common passwords"},
+		{name: "a common password with digits", next: "Sunshine2031!", wantErr: state.ErrInvalid, text: "digits or symbols added"},
+		{name: "a repeated password", next: "qwertyqwerty", wantErr: state.ErrInvalid, text: "repeats a shorter password"},
+		{name: "not UTF-8", next: "abcdefghijkl\xff", wantErr: state.ErrInvalid, text: "UTF-8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,7 +201,7 @@ func TestStore_ChangePassword(t *testing.T) {
 				if strings.Contains(err.Error(), tt.next) {
 					t.Errorf("error %q quotes the password", err)
 				}
-				if _, _, err := s.Session(tok, testNow, SessionLimits{}); err != nil {
+				if _, _, err := s.Session(tok, testNow, state.SessionLimits{}); err != nil {
 					t.Errorf("a refused change ended the session: %v", err)
 				}
 				return
@@ -203,14 +212,14 @@ func TestStore_ChangePassword(t *testing.T) {
 			if u.MustChange || !u.TempExpires.IsZero() {
 				t.Errorf("after the change MustChange %v TempExpires %v", u.MustChange, u.TempExpires)
 			}
-			if _, err := s.SignIn("olu", otp, testNow); !errors.Is(err, ErrBadSignIn) {
+			if _, err := s.SignIn("olu", otp, testNow); !errors.Is(err, state.ErrBadSignIn) {
 				t.Errorf("old password still works: %v", err)
 			}
 			// Chosen passwords do not expire like one-time ones.
 			if _, err := s.SignIn("olu", good, testNow.Add(400*24*time.Hour)); err != nil {
 				t.Errorf("new password: %v", err)
 			}
-			if _, _, err := s.Session(tok, testNow, SessionLimits{}); !errors.Is(err, ErrNotFound) {
+			if _, _, err := s.Session(tok, testNow, state.SessionLimits{}); !errors.Is(err, state.ErrNotFound) {
 				t.Errorf("session after a password change: %v, want ErrNotFound", err)
 			}
 		})
@@ -233,31 +242,34 @@ func TestStore_RolesKeepAnOwner(t *testing.T) {
 		return func(s *Store) error { _, err := s.RemoveUser(name); return err }
 	}
 	addUser := func(name, org, role string) func(*Store) error {
-		return func(s *Store) error { _, _, err := s.AddUser(NewUser{Name: name, Org: org, Role: role}); return err }
+		return func(s *Store) error {
+			_, _, err := s.AddUser(state.NewUser{Name: name, Org: org, Role: role})
+			return err
+		}
 	}
 	tests := []struct {
 		name  string
 		steps []step
 	}{
-		{name: "last owner cannot be demoted", steps: []step{{do: setRole("olu", "acme", RoleAdmin), wantErr: ErrInvalid, text: "always keeps an owner"}}},
-		{name: "last owner cannot leave", steps: []step{{do: removeMember("olu", "acme"), wantErr: ErrInvalid, text: "only owner"}}},
-		{name: "last owner cannot be deleted", steps: []step{{do: removeUser("olu"), wantErr: ErrInvalid, text: "only owner"}}},
+		{name: "last owner cannot be demoted", steps: []step{{do: setRole("olu", "acme", state.RoleAdmin), wantErr: state.ErrInvalid, text: "always keeps an owner"}}},
+		{name: "last owner cannot leave", steps: []step{{do: removeMember("olu", "acme"), wantErr: state.ErrInvalid, text: "only owner"}}},
+		{name: "last owner cannot be deleted", steps: []step{{do: removeUser("olu"), wantErr: state.ErrInvalid, text: "only owner"}}},
 		{name: "a second owner lets the first go", steps: []step{
-			{do: addUser("ada", "acme", RoleMember)},
-			{do: setRole("ada", "acme", RoleOwner)},
-			{do: setRole("olu", "acme", RoleMember)},
-			{do: setRole("ada", "acme", RoleAdmin), wantErr: ErrInvalid},
+			{do: addUser("ada", "acme", state.RoleMember)},
+			{do: setRole("ada", "acme", state.RoleOwner)},
+			{do: setRole("olu", "acme", state.RoleMember)},
+			{do: setRole("ada", "acme", state.RoleAdmin), wantErr: state.ErrInvalid},
 			{do: removeMember("olu", "acme")},
 		}},
-		{name: "setting the same role changes nothing", steps: []step{{do: setRole("olu", "acme", RoleOwner)}}},
+		{name: "setting the same role changes nothing", steps: []step{{do: setRole("olu", "acme", state.RoleOwner)}}},
 		{name: "not a member", steps: []step{
-			{do: setRole("olu", "rival", RoleMember), wantErr: ErrNotFound, text: `does not belong to organisation "rival"`},
-			{do: removeMember("olu", "rival"), wantErr: ErrNotFound},
+			{do: setRole("olu", "rival", state.RoleMember), wantErr: state.ErrNotFound, text: `does not belong to organisation "rival"`},
+			{do: removeMember("olu", "rival"), wantErr: state.ErrNotFound},
 		}},
-		{name: "unknown person", steps: []step{{do: setRole("nobody", "acme", RoleMember), wantErr: ErrNotFound, text: `user "nobody" not found`}}},
-		{name: "bad role", steps: []step{{do: setRole("olu", "acme", "king"), wantErr: ErrInvalid}}},
+		{name: "unknown person", steps: []step{{do: setRole("nobody", "acme", state.RoleMember), wantErr: state.ErrNotFound, text: `user "nobody" not found`}}},
+		{name: "bad role", steps: []step{{do: setRole("olu", "acme", "king"), wantErr: state.ErrInvalid}}},
 		{name: "a member of an organisation without owners can leave", steps: []step{
-			{do: addUser("ada", "rival", RoleAdmin)},
+			{do: addUser("ada", "rival", state.RoleAdmin)},
 			{do: removeMember("ada", "rival")},
 		}},
 	}
@@ -279,11 +291,11 @@ func TestStore_RolesKeepAnOwner(t *testing.T) {
 
 func TestStore_RemoveMember(t *testing.T) {
 	s, _ := mustUserStore(t)
-	_, otp, err := s.AddUser(NewUser{Name: "ada", Email: "ada@x.ng", Org: "acme", Role: RoleMember})
+	_, otp, err := s.AddUser(state.NewUser{Name: "ada", Email: "ada@x.ng", Org: "acme", Role: state.RoleMember})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.AddUser(NewUser{Name: "ada", Org: "rival", Role: RoleMember}); err != nil {
+	if _, _, err := s.AddUser(state.NewUser{Name: "ada", Org: "rival", Role: state.RoleMember}); err != nil {
 		t.Fatal(err)
 	}
 	tokAcme, _, _ := s.CreateSession("ada", "acme", "", testNow)
@@ -293,34 +305,34 @@ func TestStore_RemoveMember(t *testing.T) {
 	if err != nil || deleted || len(u.Orgs) != 1 || u.Orgs[0].Org != "rival" {
 		t.Fatalf("RemoveMember = %+v, %v, %v", u, deleted, err)
 	}
-	if _, _, err := s.Session(tokAcme, testNow, SessionLimits{}); !errors.Is(err, ErrNotFound) {
+	if _, _, err := s.Session(tokAcme, testNow, state.SessionLimits{}); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("session in acme survived: %v", err)
 	}
-	if _, _, err := s.Session(tokRival, testNow, SessionLimits{}); err != nil {
+	if _, _, err := s.Session(tokRival, testNow, state.SessionLimits{}); err != nil {
 		t.Errorf("session in rival ended: %v", err)
 	}
 	_, deleted, err = s.RemoveMember("ada", "rival")
 	if err != nil || !deleted {
 		t.Fatalf("last membership: deleted %v, %v", deleted, err)
 	}
-	if _, err := s.User("ada"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.User("ada"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("User after deletion: %v", err)
 	}
-	if _, _, err := s.Session(tokRival, testNow, SessionLimits{}); !errors.Is(err, ErrNotFound) {
+	if _, _, err := s.Session(tokRival, testNow, state.SessionLimits{}); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("session survived deletion: %v", err)
 	}
-	if _, err := s.SignIn("ada@x.ng", otp, testNow); !errors.Is(err, ErrBadSignIn) {
+	if _, err := s.SignIn("ada@x.ng", otp, testNow); !errors.Is(err, state.ErrBadSignIn) {
 		t.Errorf("deleted person signs in: %v", err)
 	}
 	// The e-mail address is free again.
-	if _, _, err := s.AddUser(NewUser{Name: "ada2", Email: "ada@x.ng", Org: "acme", Role: RoleMember}); err != nil {
+	if _, _, err := s.AddUser(state.NewUser{Name: "ada2", Email: "ada@x.ng", Org: "acme", Role: state.RoleMember}); err != nil {
 		t.Errorf("reuse of the address: %v", err)
 	}
 	users, err := s.Users("acme")
 	if err != nil || len(users) != 2 || users[0].Name != "ada2" || users[1].Name != "olu" {
 		t.Errorf("Users(acme) = %v, %v", users, err)
 	}
-	if _, err := s.Users("nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Users("nope"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Users(nope): %v", err)
 	}
 }
@@ -336,16 +348,16 @@ func TestStore_ResetPassword(t *testing.T) {
 	if err != nil || !otpPattern.MatchString(otp2) || otp2 == otp || !u.MustChange {
 		t.Fatalf("ResetPassword = %+v, %q, %v", u, otp2, err)
 	}
-	if _, _, err := s.Session(tok, later, SessionLimits{}); !errors.Is(err, ErrNotFound) {
+	if _, _, err := s.Session(tok, later, state.SessionLimits{}); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("session survived a reset: %v", err)
 	}
-	if _, err := s.SignIn("olu", "a long enough password", later); !errors.Is(err, ErrBadSignIn) {
+	if _, err := s.SignIn("olu", "a long enough password", later); !errors.Is(err, state.ErrBadSignIn) {
 		t.Errorf("old password after reset: %v", err)
 	}
 	if u, err := s.SignIn("olu", otp2, later); err != nil || !u.MustChange {
 		t.Errorf("one-time password after reset: %+v, %v", u, err)
 	}
-	if _, _, err := s.ResetPassword("nobody", later); !errors.Is(err, ErrNotFound) {
+	if _, _, err := s.ResetPassword("nobody", later); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("reset of nobody: %v", err)
 	}
 }

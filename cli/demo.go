@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/demo"
 	"frameindex/logging"
+	"frameindex/state"
 
 	"github.com/spf13/cobra"
 )
@@ -84,7 +84,7 @@ func prepareDemo(ctx context.Context, outline []byte, data string, out, stderr i
 	if _, err := store.GridInfo(); errors.Is(err, bolt.ErrNoGrid) {
 		fmt.Fprintf(out, "Building the national grid of Nigeria in %s (first run only)...\n", data)
 		t := time.Now()
-		info, err := ops.BuildGrid(ctx, bytes.NewReader(outline), demoSource)
+		info, err := ops.BuildGridFrom(ctx, bytes.NewReader(outline), demoSource)
 		if err != nil {
 			return demoCreds{}, fmt.Errorf("build demo grid: %w", err)
 		}
@@ -92,7 +92,7 @@ func prepareDemo(ctx context.Context, outline []byte, data string, out, stderr i
 	} else if err != nil {
 		return demoCreds{}, err
 	}
-	if _, err := store.Dataset(demo.DatasetAdmin); errors.Is(err, bolt.ErrNotFound) {
+	if _, err := store.Dataset(demo.DatasetAdmin); errors.Is(err, state.ErrNotFound) {
 		fmt.Fprintln(out, "Building the synthetic national demo datasets (first run only)...")
 		t := time.Now()
 		sum, err := demo.Build(ctx, store, time.Now().UTC(), func(step string, done, total int64) {
@@ -107,25 +107,22 @@ func prepareDemo(ctx context.Context, outline []byte, data string, out, stderr i
 	} else if err != nil {
 		return demoCreds{}, err
 	}
-	_, secret, err := store.MintKey(bolt.MintRequest{OrgID: demo.OrgDemo, Preset: "full", Name: "demo", Now: time.Now().UTC()})
+	_, secret, err := store.MintKey(state.MintRequest{OrgID: demo.OrgDemo, Preset: "full", Name: "demo", Now: time.Now().UTC()})
 	if err != nil {
 		return demoCreds{}, err
 	}
 	// The demo owner signs in to the web application with a one-time
 	// password, new on every run like the key (and chooses their own).
-	op, args := admin.OpUserAdd, any(admin.UserAdd{Name: demoUser, OrgID: demo.OrgDemo, Role: bolt.RoleOwner})
-	if _, err := store.User(demoUser); err == nil {
-		op, args = admin.OpUserReset, admin.UserReset{Name: demoUser}
+	var issued admin.UserIssued
+	if _, uerr := store.User(demoUser); uerr == nil {
+		issued, err = ops.ResetPassword(ctx, admin.UserReset{Name: demoUser})
+	} else {
+		issued, err = ops.AddUser(ctx, admin.UserAdd{Name: demoUser, OrgID: demo.OrgDemo, Role: state.RoleOwner})
 	}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return demoCreds{}, err
-	}
-	res, err := ops.Do(ctx, op, raw)
 	if err != nil {
 		return demoCreds{}, fmt.Errorf("demo owner %q: %w", demoUser, err)
 	}
-	return demoCreds{Secret: secret, Password: res.(admin.UserIssued).Password}, nil
+	return demoCreds{Secret: secret, Password: issued.Password}, nil
 }
 
 func printDemoBanner(w io.Writer, addr string, frames int, creds demoCreds) {

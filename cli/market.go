@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"frameindex/admin"
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // newDatasetOfferCommand offers a dataset in the web application's
@@ -33,15 +33,15 @@ Licences already granted keep their terms until revoked.`,
 			if a.Mode == "" {
 				return fmt.Errorf("--mode is required: private, subscription or per_query")
 			}
-			var o bolt.Offer
-			if err := runAdminOp(cmd, data, st, admin.OpDatasetOffer, a, &o); err != nil {
+			o, err := runAdminOp(cmd, data, st, admin.OfferDatasetOp, a)
+			if err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
 			switch o.Mode {
-			case bolt.OfferSubscription:
+			case state.OfferSubscription:
 				fmt.Fprintf(w, "dataset %s offered by subscription for %d credits\n", o.Dataset, o.Price)
-			case bolt.OfferPerQuery:
+			case state.OfferPerQuery:
 				fmt.Fprintf(w, "dataset %s offered per query at %d credits a request\n", o.Dataset, o.Price)
 			default:
 				fmt.Fprintf(w, "dataset %s is private; licences already granted are kept\n", o.Dataset)
@@ -66,7 +66,7 @@ func newDatasetWithdrawCommand() *cobra.Command {
 		Example: `  frameindex dataset withdraw nightlights`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := runAdminOp(cmd, data, st, admin.OpDatasetWithdraw, admin.DatasetWithdraw{ID: args[0]}, nil); err != nil {
+			if _, err := runAdminOp(cmd, data, st, admin.WithdrawOfferOp, admin.DatasetWithdraw{ID: args[0]}); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "dataset %s withdrawn from the marketplace; licences already granted are kept\n", args[0])

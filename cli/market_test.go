@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"frameindex/bolt"
+	"frameindex/state"
 )
 
 func TestDatasetOfferCommands(t *testing.T) {
@@ -16,10 +17,10 @@ func TestDatasetOfferCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AddOrg(bolt.Org{ID: "acme", Plan: "pro"}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme", Plan: "pro"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ImportDataset(bolt.Dataset{ID: "pop", Owner: "acme"}, nil, time.Now()); err != nil {
+	if _, err := s.ImportDataset(state.Dataset{ID: "pop", Owner: "acme"}, nil, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

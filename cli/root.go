@@ -8,8 +8,9 @@ import (
 
 // Environment variables that give flags their defaults; a flag always wins.
 const (
-	envData = "FRAMEINDEX_DATA"
-	envAddr = "FRAMEINDEX_ADDR"
+	envData      = "FRAMEINDEX_DATA"
+	envAddr      = "FRAMEINDEX_ADDR"
+	envPublicURL = "FRAMEINDEX_PUBLIC_URL"
 
 	envOllamaHost = "OLLAMA_HOST"
 	envModel      = "FRAMEINDEX_MODEL"

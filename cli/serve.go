@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"frameindex/origin"
 	"io"
 	"log/slog"
 	"net"
@@ -33,6 +34,7 @@ type serveOptions struct {
 	State        string        // PostgreSQL URL of the shared state; empty: the data file
 	RecoverAfter time.Duration // age at which another node's unsettled worded answer is refunded
 	Addr         string
+	PublicURL    string // the address clients use, for links and Secure cookies; "" builds links from known hosts only
 	LogFormat    string
 	CPUProfile   string
 	Limits       limiter.Config
@@ -53,6 +55,8 @@ func (o *serveOptions) AddFlags(cmd *cobra.Command) {
 	addDataFlag(cmd, &o.Data)
 	o.addStateFlags(cmd)
 	cmd.Flags().StringVar(&o.Addr, "addr", envOr(envAddr, "127.0.0.1:8080"), "listen address (env "+envAddr+")")
+	cmd.Flags().StringVar(&o.PublicURL, "public-url", os.Getenv(envPublicURL),
+		"the URL clients reach this server by, e.g. https://maps.example.gov.ng behind a TLS proxy (env "+envPublicURL+"): every link starts with it and cookies are Secure when it is https; without it links name the listen address or a loopback name")
 	cmd.Flags().StringVar(&o.LogFormat, "log-format", "json", "log format on stderr: json or text")
 	cmd.Flags().StringVar(&o.OllamaHost, "ollama-host", envOr(envOllamaHost, "127.0.0.1:11434"),
 		"Ollama server that words answers (env "+envOllamaHost+"); the only network peer the binary calls")
@@ -127,7 +131,7 @@ type live struct {
 	shared *pgstate.Store // the shared state, when serving with --state
 	log    *slog.Logger
 	frames atomic.Pointer[index.Index]
-	keys   atomic.Pointer[bolt.Keyring]
+	keys   atomic.Pointer[state.Keyring]
 	places atomic.Pointer[[]string]
 	// wording is set when a model words answers: only then are place
 	// names needed.
@@ -273,6 +277,17 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	if err := o.Limits.Validate(); err != nil {
 		return err
 	}
+	// Listen now: links and cookies name the address actually bound
+	// (--addr :0 picks a port).
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.Addr, err)
+	}
+	defer ln.Close()
+	base, err := origin.New(o.PublicURL, ln.Addr().String())
+	if err != nil {
+		return err
+	}
 	// Worded answers reserved before a crash were never delivered.
 	if err := recoverPending(shared, log); err != nil {
 		return err
@@ -284,7 +299,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	}
 	// The web application; the key lookup records each key's last use in
 	// memory, written to the file every minute and when the server stops.
-	con := console.New(console.Config{Ops: ops, Logger: log, Outline: o.Outline})
+	con := console.New(console.Config{Ops: ops, Logger: log, Outline: o.Outline, Origin: base})
 	defer con.Close()
 	keys := con.Keys(l.keys.Load)
 	lim, closeLimiter, err := openLimiter(ctx, o.Limiter, o.Limits, log)
@@ -304,7 +319,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 		Places:        l.placeNames,
 
 		// OGC API - Features and Tiles under /ogc, for QGIS, GDAL and maps.
-		OGC: ogc.New(ogc.Config{Store: ogcData, Grid: func() ogc.Grid {
+		OGC: ogc.New(ogc.Config{Store: ogcData, Origin: base, Grid: func() ogc.Grid {
 			if ix := l.frames.Load(); ix != nil {
 				return ix
 			}
@@ -333,10 +348,6 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	}
 	api := handlers.New(cfg)
 	h := con.Wrap(api) // the web application under /console/, the API elsewhere
-	ln, err := net.Listen("tcp", o.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", o.Addr, err)
-	}
 	srv := handlers.NewHTTPServer(o.Addr, h, log)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

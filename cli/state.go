@@ -44,7 +44,7 @@ type nodeData struct {
 	file   *bolt.Store
 }
 
-func (d nodeData) Readable(k bolt.Key) ([]bolt.Access, error) { return d.shared.Readable(k) }
+func (d nodeData) Readable(k state.Key) ([]state.Access, error) { return d.shared.Readable(k) }
 
 func (d nodeData) ReadFrames(ids []string, frames []uint64, withFeatures bool, featureCap int) ([]bolt.FrameData, error) {
 	return d.file.ReadFrames(ids, frames, withFeatures, featureCap)
@@ -58,7 +58,7 @@ func (d nodeData) ScanFeatures(dataset string, ranges []bolt.IDRange, from bolt.
 	return d.file.ScanFeatures(dataset, ranges, from, fn)
 }
 
-func (d nodeData) Charge(orgID, keyID, requestID string, ds []bolt.DatasetPrice, now time.Time) (charged, leftOut []string, err error) {
+func (d nodeData) Charge(orgID, keyID, requestID string, ds []state.DatasetPrice, now time.Time) (charged, leftOut []string, err error) {
 	return d.shared.Charge(orgID, keyID, requestID, ds, now)
 }
 
@@ -75,7 +75,7 @@ func openState(ctx context.Context, o serveOptions, file *bolt.Store, log *slog.
 }
 
 // keyring returns where serve loads its key snapshot from.
-func (l *live) keyring() (*bolt.Keyring, error) {
+func (l *live) keyring() (*state.Keyring, error) {
 	if l.shared != nil {
 		return l.shared.Keyring()
 	}

@@ -13,6 +13,7 @@ import (
 
 	"frameindex/admin"
 	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // stateCommands are the administrative commands that act on the shared
@@ -47,10 +48,10 @@ func dataFile(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := s.AddOrg(bolt.Org{ID: "acme", Plan: "pro"}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme", Plan: "pro"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ImportDataset(bolt.Dataset{ID: "pop", Owner: "acme"}, nil, time.Now()); err != nil {
+	if _, err := s.ImportDataset(state.Dataset{ID: "pop", Owner: "acme"}, nil, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return data

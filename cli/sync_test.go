@@ -12,6 +12,7 @@ import (
 	"frameindex/admin"
 	"frameindex/bolt"
 	"frameindex/handlers"
+	"frameindex/state"
 )
 
 // newNodeFile makes a data file with organisation acme and the datasets
@@ -24,12 +25,12 @@ func newNodeFile(t *testing.T, name string, datasets map[string]time.Time) strin
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := s.AddOrg(bolt.Org{ID: "acme", Plan: "pro"}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme", Plan: "pro"}); err != nil {
 		t.Fatal(err)
 	}
 	for id, at := range datasets {
 		rec := bolt.FrameRecord{Frame: 7, Features: [][]byte{[]byte(`{"type":"Feature","geometry":null,"properties":{}}`)}}
-		if _, err := s.ImportDataset(bolt.Dataset{ID: id, Owner: "acme"}, []bolt.FrameRecord{rec}, at); err != nil {
+		if _, err := s.ImportDataset(state.Dataset{ID: id, Owner: "acme"}, []bolt.FrameRecord{rec}, at); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -17,7 +17,7 @@
 // vector tiles: frames and choropleth from the API's own (OGC API -
 // Tiles), the outline and boundary lines from the console's line tiles
 // (explore_lines.go: lines derived once from the dataset that records
-// state and lga, cut per tile by ogc.VectorTile; not API calls). The
+// state and lga, cut per tile by package mvt; not API calls). The
 // map's other calls (tiles, point, box, data, question) are API calls:
 // the console hands each to the API's handlers (Behalf, which
 // *handlers.Server implements as ServeAs) with a key of the person's
@@ -29,8 +29,8 @@
 // read from the store (see explore_index.go) and kept in memory per
 // dataset version.
 //
-// Every change goes through admin.Ops.Do, the very operations the command
-// line runs (one code path), under the signed-in person's name, so the
+// Every change goes through the methods of admin.Ops, the very operations
+// the command line runs (one code path), under the signed-in person's name, so the
 // audit log records who did what, when and from where. Reads of sessions,
 // last key uses and readable datasets go to the store directly.
 //
@@ -45,9 +45,16 @@
 //     person.
 //   - CSRF: every change carries the session's token in a form field (the
 //     sign-in form a double-submitted cookie token), and a browser's
-//     Origin and Sec-Fetch-Site must name this server.
-//   - Failed sign-ins are throttled per account name and per client
-//     address (the peer address: forwarded-for headers are not believed).
+//     Origin and Sec-Fetch-Site must name this server. The Explore map's
+//     GETs, which may spend credits, need proof too (Sec-Fetch-Site
+//     same-origin or none, else the token in X-CSRF-Token), and its key
+//     is minted only by a POST.
+//   - Failed sign-ins are throttled per person (whatever login they type)
+//     and per client address (the peer address, IPv6 by its /64:
+//     forwarded-for headers are not believed). An attempt is counted
+//     before its password is checked, in one step with the check, and
+//     password hashes run at most two at a time behind a short queue
+//     (429 past it), so a burst neither beats the throttle nor the memory.
 //   - Roles are checked by each handler of a change, whatever the page
 //     showed; every lookup is scoped to the session's organisation, so a
 //     key or a member of another organisation is "not found".

@@ -3,6 +3,7 @@ package console
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/subtle"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -17,7 +18,7 @@ import (
 	"sync"
 
 	"frameindex/admin"
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // The Explore map: a MapLibre GL JS map (vendored, embedded) drawn from the
@@ -38,7 +39,7 @@ import (
 // reading of a secret; *handlers.Server implements it (ServeAs). Wrap
 // finds it on the API handler it is given.
 type Behalf interface {
-	ServeAs(w http.ResponseWriter, r *http.Request, key bolt.Key)
+	ServeAs(w http.ResponseWriter, r *http.Request, key state.Key)
 }
 
 // Vendored MapLibre GL JS (scripts/vendor-maplibre.sh).
@@ -81,14 +82,15 @@ const maxSelection = 50
 func (s *Server) exploreRoutes() {
 	m := s.mux
 	m.HandleFunc("GET /console/explore", s.authed(s.handleExplore, false))
-	m.HandleFunc("GET /console/explore/tiles/{collection}/{z}/{y}/{x}", s.authed(s.handleExploreTile, false))
-	m.HandleFunc("GET /console/explore/api/at", s.authed(s.exploreAPI("/v1/frames/at", "lat", "lon"), false))
-	m.HandleFunc("GET /console/explore/api/frames", s.authed(s.exploreAPI("/v1/frames", "bbox", "limit"), false))
-	m.HandleFunc("GET /console/explore/api/data", s.authed(s.exploreAPI("/v1/frames/data", "ids"), false))
+	m.HandleFunc("POST /console/explore/key", s.authed(s.handleExploreKey, false))
+	m.HandleFunc("GET /console/explore/tiles/{collection}/{z}/{y}/{x}", s.authed(s.ownPage(s.handleExploreTile), false))
+	m.HandleFunc("GET /console/explore/api/at", s.authed(s.ownPage(s.exploreAPI("/v1/frames/at", "lat", "lon")), false))
+	m.HandleFunc("GET /console/explore/api/frames", s.authed(s.ownPage(s.exploreAPI("/v1/frames", "bbox", "limit")), false))
+	m.HandleFunc("GET /console/explore/api/data", s.authed(s.ownPage(s.exploreAPI("/v1/frames/data", "ids")), false))
 	m.HandleFunc("POST /console/explore/api/insight", s.authed(s.handleExploreAsk, false))
-	m.HandleFunc("GET /console/explore/places", s.authed(s.handlePlaces, false))
-	m.HandleFunc("GET /console/explore/breaks", s.authed(s.handleBreaks, false))
-	m.HandleFunc("GET /console/explore/lines/{layer}/{z}/{y}/{x}", s.authed(s.handleLines, false))
+	m.HandleFunc("GET /console/explore/places", s.authed(s.ownPage(s.handlePlaces), false))
+	m.HandleFunc("GET /console/explore/breaks", s.authed(s.ownPage(s.handleBreaks), false))
+	m.HandleFunc("GET /console/explore/lines/{layer}/{z}/{y}/{x}", s.authed(s.ownPage(s.handleLines), false))
 	m.HandleFunc("GET /console/vendor/maplibre-gl/{file}", s.handleVendor)
 }
 
@@ -127,10 +129,10 @@ func writeMaybeGzip(w http.ResponseWriter, r *http.Request, b []byte) {
 
 // exploreKey returns the signed-in person's active Explore key, read from
 // the store now (so a revocation applies at once), minting one through
-// admin.Ops when mint is set and there is none. Errors: bolt.ErrNotFound
+// admin.Ops when mint is set and there is none. Errors: state.ErrNotFound
 // when there is none and mint is not set; errors of the store or the
 // operation.
-func (s *Server) exploreKey(r *http.Request, mint bool) (bolt.Key, error) {
+func (s *Server) exploreKey(r *http.Request, mint bool) (state.Key, error) {
 	rq := requestOf(r)
 	e := s.explore
 	slot := rq.org + "\x00" + rq.user
@@ -145,8 +147,8 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (bolt.Key, error) {
 		if err == nil && k.OrgID == rq.org && k.Active(now) == nil {
 			return k, nil
 		}
-		if err != nil && !errors.Is(err, bolt.ErrNotFound) {
-			return bolt.Key{}, err
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return state.Key{}, err
 		}
 	}
 	// Find or mint one; one person at a time, so that two first requests
@@ -155,9 +157,9 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (bolt.Key, error) {
 	defer e.mintMu.Unlock()
 	keys, err := s.state.Keys(rq.org)
 	if err != nil {
-		return bolt.Key{}, err
+		return state.Key{}, err
 	}
-	var found bolt.Key
+	var found state.Key
 	for _, k := range keys {
 		if k.Name == consoleKeyName(rq.user) && k.Active(now) == nil && k.Created.After(found.Created) {
 			found = k
@@ -165,20 +167,16 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (bolt.Key, error) {
 	}
 	if found.ID == "" && !mint {
 		e.forget(slot)
-		return bolt.Key{}, bolt.ErrNotFound
+		return state.Key{}, state.ErrNotFound
 	}
 	if found.ID == "" {
-		res, err := s.do(r, admin.OpKeyMint, admin.KeyMint{OrgID: rq.org, Preset: "full", Name: consoleKeyName(rq.user), TTL: consoleKeyTTL})
+		m, err := s.ops.MintKey(s.as(r), admin.KeyMint{OrgID: rq.org, Preset: "full", Name: consoleKeyName(rq.user), TTL: consoleKeyTTL})
 		if err != nil {
-			return bolt.Key{}, err
-		}
-		m, ok := res.(admin.Minted)
-		if !ok {
-			return bolt.Key{}, errors.New("console: key.mint returned no key")
+			return state.Key{}, err
 		}
 		// The secret is dropped here: the web application never uses it.
 		if found, err = s.state.Key(m.Key.ID); err != nil {
-			return bolt.Key{}, err
+			return state.Key{}, err
 		}
 	}
 	e.mu.Lock()
@@ -222,18 +220,61 @@ type exploreData struct {
 	Attrs    []layerAttr
 	Datasets []string
 	KeyName  string
+	NeedKey  bool // no Explore key yet: the page is the form that mints one
 }
 
-// handleExplore shows the map, minting the person's Explore key when they
-// hold no active one; the numeric attributes of the datasets it reads fill
-// the choropleth's choice.
+// ownPage wraps a GET of the map's calls, which may spend credits (a tile
+// or the data of a dataset charged per query): it runs only for a request
+// of this server's own page, shown by the browser's Sec-Fetch-Site
+// (same-origin, or none for an address the person typed) or, from a
+// browser that sends none, by the page's CSRF token in X-CSRF-Token. A
+// cookie alone is no proof: SameSite does not separate the ports of one
+// host, so a page on another port could make the browser send it with an
+// <img>.
+func (s *Server) ownPage(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		switch r.Header.Get("Sec-Fetch-Site") {
+		case "same-origin", "none":
+			h(w, r)
+			return
+		case "":
+			if tok := r.Header.Get("X-CSRF-Token"); tok != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(requestOf(r).se.CSRF)) == 1 {
+				h(w, r)
+				return
+			}
+		}
+		writeJSONError(w, http.StatusForbidden, "forbidden",
+			"this call of the map is answered only for the map's own page; reload the Explore page")
+	}
+}
+
+// handleExploreKey mints the person's Explore key (a POST with the page's
+// CSRF token: a key is never minted by a GET) and returns to the map.
+func (s *Server) handleExploreKey(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.exploreKey(r, true); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, Prefix+"explore", http.StatusSeeOther)
+}
+
+// handleExplore shows the map; a person who holds no active Explore key
+// is shown a form that mints one (the page's script sends it at once).
+// The numeric attributes of the datasets the key reads fill the
+// choropleth's choice.
 func (s *Server) handleExplore(w http.ResponseWriter, r *http.Request) {
 	if s.explore.api == nil {
 		s.errorPage(w, r, http.StatusServiceUnavailable, "The map is not available",
 			"This server runs the web application without the API, so there is nothing to draw.")
 		return
 	}
-	key, err := s.exploreKey(r, true)
+	key, err := s.exploreKey(r, false)
+	if errors.Is(err, state.ErrNotFound) {
+		p := s.newPage(r, "Explore", "explore")
+		p.Data = exploreData{NeedKey: true, Vendor: vendorVersion()}
+		s.render(w, r, http.StatusOK, "explore", p)
+		return
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -248,7 +289,7 @@ func (s *Server) handleExplore(w http.ResponseWriter, r *http.Request) {
 	for _, a := range acc {
 		names = append(names, a.Dataset.ID)
 		for _, at := range a.Dataset.Attributes {
-			if at.Type == bolt.TypeNumber {
+			if at.Type == state.TypeNumber {
 				l := at.Label
 				if l == "" {
 					l = at.Name
@@ -256,7 +297,7 @@ func (s *Server) handleExplore(w http.ResponseWriter, r *http.Request) {
 				cfg.Attrs = append(cfg.Attrs, layerAttr{Dataset: a.Dataset.ID, Name: at.Name, Label: l, Unit: at.Unit, Year: at.Year,
 					Sum: at.Aggregation == "sum", Charged: a.PerQuery})
 			}
-			if (at.Name == "state" || at.Name == "lga") && !a.PerQuery && at.Type != bolt.TypeNumber && !slices.Contains(cfg.Boundaries, at.Name) {
+			if (at.Name == "state" || at.Name == "lga") && !a.PerQuery && at.Type != state.TypeNumber && !slices.Contains(cfg.Boundaries, at.Name) {
 				cfg.Boundaries = append(cfg.Boundaries, at.Name)
 			}
 		}
@@ -359,7 +400,7 @@ func (s *Server) serveAs(w http.ResponseWriter, r *http.Request, method, apiPath
 		return
 	}
 	key, err := s.exploreKey(r, false)
-	if errors.Is(err, bolt.ErrNotFound) {
+	if errors.Is(err, state.ErrNotFound) {
 		writeJSONError(w, http.StatusUnauthorized, "invalid_key",
 			"your Explore key ("+consoleKeyName(requestOf(r).user)+") was revoked or has expired; open Explore again to get a new one")
 		return
@@ -505,7 +546,7 @@ func (s *Server) readableAttr(w http.ResponseWriter, r *http.Request, ds, attr s
 			continue
 		}
 		for _, at := range a.Dataset.Attributes {
-			if at.Name == attr && at.Type == bolt.TypeNumber {
+			if at.Name == attr && at.Type == state.TypeNumber {
 				return attrRef{dataset: ds, version: a.Dataset.Version, name: attr, sum: at.Aggregation == "sum"}, true
 			}
 		}
@@ -515,14 +556,14 @@ func (s *Server) readableAttr(w http.ResponseWriter, r *http.Request, ds, attr s
 }
 
 // exploreReadable returns the datasets the person's Explore key reads.
-func (s *Server) exploreReadable(w http.ResponseWriter, r *http.Request) ([]bolt.Access, bool) {
+func (s *Server) exploreReadable(w http.ResponseWriter, r *http.Request) ([]state.Access, bool) {
 	key, err := s.exploreKey(r, false)
-	if errors.Is(err, bolt.ErrNotFound) {
+	if errors.Is(err, state.ErrNotFound) {
 		writeJSONError(w, http.StatusUnauthorized, "invalid_key", "your Explore key was revoked or has expired; open Explore again to get a new one")
 		return nil, false
 	}
 	if err == nil {
-		var acc []bolt.Access
+		var acc []state.Access
 		if acc, err = s.state.Readable(key); err == nil {
 			return acc, true
 		}

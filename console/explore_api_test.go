@@ -12,6 +12,7 @@ import (
 	"frameindex/handlers"
 	"frameindex/limiter"
 	"frameindex/ogc"
+	"frameindex/state"
 )
 
 // rect is a lattice grid of rows r0..r1 and columns c0..c1, a stand-in
@@ -70,8 +71,8 @@ func TestExplore_RealAPI(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		recs = append(recs, bolt.FrameRecord{Frame: grid.CellID(r0, c0+i), Attrs: []byte(fmt.Sprintf(`{"people":%d}`, 10*i+5))})
 	}
-	if _, err := f.store.ImportDataset(bolt.Dataset{ID: "pop", Name: "Population", Owner: "acme",
-		Attributes: []bolt.Attribute{{Name: "people", Label: "People", Type: bolt.TypeNumber, Aggregation: "sum"}}}, recs, fixtureStart); err != nil {
+	if _, err := f.store.ImportDataset(state.Dataset{ID: "pop", Name: "Population", Owner: "acme",
+		Attributes: []state.Attribute{{Name: "people", Label: "People", Type: state.TypeNumber, Aggregation: "sum"}}}, recs, fixtureStart); err != nil {
 		t.Fatal(err)
 	}
 	lim := limiter.Config{Key: limiter.Limit{PerMinute: 1, Burst: 14}, Org: limiter.Limit{PerMinute: 600, Burst: 900},
@@ -85,7 +86,7 @@ func TestExplore_RealAPI(t *testing.T) {
 	})
 	f.con.Wrap(api)
 	c := f.signedIn("mo")
-	c.get("/console/explore")
+	c.openExplore()
 	csrf := c.csrf("/console/explore")
 	frame := fmt.Sprint(grid.CellID(r0, c0+1))
 	ids := make([]string, 51)
@@ -125,8 +126,8 @@ func TestExplore_RealAPI(t *testing.T) {
 			req, _ := http.NewRequest(method, f.srv.URL+tc.path, strings.NewReader(tc.body))
 			if method == http.MethodPost {
 				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("X-CSRF-Token", csrf)
 			}
+			req.Header.Set("X-CSRF-Token", csrf) // as the page's script sends every call
 			res, body := c.do(req)
 			if tc.status == 0 { // a tile: 200 or 204 as the tile holds frames or not
 				if res.StatusCode != 200 && res.StatusCode != 204 {

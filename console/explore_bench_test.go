@@ -15,6 +15,8 @@ import (
 	"frameindex/admin"
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/mvt"
+	"frameindex/state"
 )
 
 // BenchmarkExploreTile: the web application's share of a map tile: the
@@ -26,10 +28,10 @@ func BenchmarkExploreTile(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	if _, err := store.AddOrg(bolt.Org{ID: "acme", Plan: bolt.PlanPro}); err != nil {
+	if _, err := store.AddOrg(state.Org{ID: "acme", Plan: state.PlanPro}); err != nil {
 		b.Fatal(err)
 	}
-	_, otp, err := store.AddUser(bolt.NewUser{Name: "mo", Email: "mo@example.ng", Org: "acme", Role: bolt.RoleMember, Now: time.Now()})
+	_, otp, err := store.AddUser(state.NewUser{Name: "mo", Email: "mo@example.ng", Org: "acme", Role: state.RoleMember, Now: time.Now()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,13 +45,14 @@ func BenchmarkExploreTile(b *testing.B) {
 	con := New(Config{Ops: &admin.Ops{Store: store}, FlushEvery: time.Hour})
 	defer con.Close()
 	con.Wrap(&fakeAPI{body: "x"})
-	if _, _, err := store.MintKey(bolt.MintRequest{OrgID: "acme", Preset: "full", Name: consoleKeyName("mo")}); err != nil {
+	if _, _, err := store.MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Name: consoleKeyName("mo")}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		r := httptest.NewRequest(http.MethodGet, fmt.Sprintf("/console/explore/tiles/frames/9/%d/270", i%512), nil)
 		r.AddCookie(&http.Cookie{Name: cookieSession, Value: token})
+		r.Header.Set("Sec-Fetch-Site", "same-origin")
 		w := httptest.NewRecorder()
 		con.ServeHTTP(w, r)
 		if w.Code != http.StatusOK {
@@ -129,8 +132,8 @@ func BenchmarkExploreLinesTile(b *testing.B) {
 		}},
 	} {
 		b.Run(fmt.Sprintf("%s/z%d", bc.layer, bc.z), func(b *testing.B) {
-			x0, y0 := lonLatTile(2.69, 13.89, bc.z)
-			x1, y1 := lonLatTile(14.68, 4.27, bc.z)
+			x0, y0 := mvt.TileOf(2.69, 13.89, bc.z)
+			x1, y1 := mvt.TileOf(14.68, 4.27, bc.z)
 			var tiles []lineTile
 			for x := x0; x <= x1; x++ {
 				for y := y0; y <= y1; y++ {

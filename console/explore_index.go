@@ -12,6 +12,7 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // Place search, state and LGA boundary lines (cut into tiles by
@@ -69,15 +70,15 @@ func newPlaceIndex() *placeIndex { return &placeIndex{sets: map[string]*placeEnt
 // charge and record places, building it on first use (about a second per
 // national dataset; concurrent callers wait for one build). A failed
 // build is retried by the next call.
-func (pi *placeIndex) get(store *bolt.Store, acc []bolt.Access) (*placeData, error) {
-	var ds []bolt.Dataset
+func (pi *placeIndex) get(store *bolt.Store, acc []state.Access) (*placeData, error) {
+	var ds []state.Dataset
 	var sig strings.Builder
 	for _, a := range acc {
 		if a.PerQuery {
 			continue
 		}
-		if slices.ContainsFunc(a.Dataset.Attributes, func(at bolt.Attribute) bool {
-			return placeKinds[at.Name] != "" && at.Type != bolt.TypeNumber
+		if slices.ContainsFunc(a.Dataset.Attributes, func(at state.Attribute) bool {
+			return placeKinds[at.Name] != "" && at.Type != state.TypeNumber
 		}) {
 			ds = append(ds, a.Dataset)
 			sig.WriteString(a.Dataset.ID + "@" + strconv.Itoa(a.Dataset.Version) + ",")
@@ -169,14 +170,14 @@ func (e *edges) add(row, col int, v string) {
 // buildPlaces scans datasets once each for their places and boundaries.
 // Frames that are not lattice cells (an imported polygon grid) are
 // skipped: such grids have no places or boundaries here.
-func buildPlaces(store *bolt.Store, datasets []bolt.Dataset) (*placeData, error) {
+func buildPlaces(store *bolt.Store, datasets []state.Dataset) (*placeData, error) {
 	ext := map[[2]string]*extent{}
 	bounds := map[string]*edges{}
 	for _, d := range datasets {
 		var kinds []string
 		var levels []string
 		for _, at := range d.Attributes {
-			if placeKinds[at.Name] != "" && at.Type != bolt.TypeNumber {
+			if placeKinds[at.Name] != "" && at.Type != state.TypeNumber {
 				kinds = append(kinds, at.Name)
 				if slices.Contains(boundaryLevels, at.Name) && bounds[at.Name] == nil {
 					levels = append(levels, at.Name)

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
 
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // fakeAPI stands in for the API's Behalf: it records each call and
@@ -24,7 +26,7 @@ type fakeAPI struct {
 }
 
 type apiCall struct {
-	key           bolt.Key
+	key           state.Key
 	method, path  string
 	query, body   string
 	cookie, auth  string
@@ -34,7 +36,7 @@ type apiCall struct {
 
 func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) }
 
-func (f *fakeAPI) ServeAs(w http.ResponseWriter, r *http.Request, key bolt.Key) {
+func (f *fakeAPI) ServeAs(w http.ResponseWriter, r *http.Request, key state.Key) {
 	b, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
 	f.calls = append(f.calls, apiCall{key: key, method: r.Method, path: r.URL.Path, query: r.URL.RawQuery, body: string(b),
@@ -93,26 +95,26 @@ func exploreFixture(t *testing.T) (*fixture, *fakeAPI) {
 			pop = append(pop, bolt.FrameRecord{Frame: id, Attrs: []byte(fmt.Sprintf(`{"people":%d}`, (dr*4+dc)*10))})
 		}
 	}
-	attrs := []bolt.Attribute{{Name: "state", Label: "State", Type: bolt.TypeCategory, Aggregation: "mode"},
-		{Name: "lga", Label: "LGA", Type: bolt.TypeCategory, Aggregation: "mode"}}
-	if _, err := f.store.ImportDataset(bolt.Dataset{ID: "admin", Name: "Admin", Owner: "acme", Attributes: attrs}, admin, fixtureStart); err != nil {
+	attrs := []state.Attribute{{Name: "state", Label: "State", Type: state.TypeCategory, Aggregation: "mode"},
+		{Name: "lga", Label: "LGA", Type: state.TypeCategory, Aggregation: "mode"}}
+	if _, err := f.store.ImportDataset(state.Dataset{ID: "admin", Name: "Admin", Owner: "acme", Attributes: attrs}, admin, fixtureStart); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.store.ImportDataset(bolt.Dataset{ID: "pop", Name: "Population", Owner: "acme",
-		Attributes: []bolt.Attribute{{Name: "people", Label: "People", Type: bolt.TypeNumber, Aggregation: "sum"}}}, pop, fixtureStart); err != nil {
+	if _, err := f.store.ImportDataset(state.Dataset{ID: "pop", Name: "Population", Owner: "acme",
+		Attributes: []state.Attribute{{Name: "people", Label: "People", Type: state.TypeNumber, Aggregation: "sum"}}}, pop, fixtureStart); err != nil {
 		t.Fatal(err)
 	}
 	return f, api
 }
 
 // consoleKeys returns the organisation's keys named "console: user".
-func consoleKeys(t *testing.T, f *fixture, org, user string) []bolt.Key {
+func consoleKeys(t *testing.T, f *fixture, org, user string) []state.Key {
 	t.Helper()
 	keys, err := f.store.Keys(org)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []bolt.Key
+	var out []state.Key
 	for _, k := range keys {
 		if k.Name == "console: "+user {
 			out = append(out, k)
@@ -142,8 +144,22 @@ func TestExplore_PageMintsOneKey(t *testing.T) {
 	for _, name := range []string{"mo", "ada", "olu"} { // every role
 		t.Run(name, func(t *testing.T) {
 			c := f.signedIn(name)
+			// A GET never mints: the page is the form that does.
 			for i := 0; i < 2; i++ {
 				res, body := c.get("/console/explore")
+				if res.StatusCode != http.StatusOK || !strings.Contains(body, `id="explore-start"`) || strings.Contains(body, `id="map"`) {
+					t.Fatalf("explore before a key: %d\n%.500s", res.StatusCode, body)
+				}
+			}
+			if keys := consoleKeys(t, f, "acme", name); len(keys) != 0 {
+				t.Fatalf("a GET minted %d keys", len(keys))
+			}
+			// Without the page's CSRF token the POST mints nothing.
+			if res, _ := c.post("/console/explore/key", nil); res.StatusCode != http.StatusForbidden {
+				t.Errorf("mint without a CSRF token: %d", res.StatusCode)
+			}
+			for i := 0; i < 2; i++ {
+				res, body := c.openExplore()
 				if res.StatusCode != http.StatusOK {
 					t.Fatalf("explore: %d\n%s", res.StatusCode, body)
 				}
@@ -163,14 +179,14 @@ func TestExplore_PageMintsOneKey(t *testing.T) {
 			}
 			found := false
 			for _, e := range entries {
-				found = found || (e.Action == "key.mint" && e.Actor == name && e.Outcome == bolt.AuditOK)
+				found = found || (e.Action == "key.mint" && e.Actor == name && e.Outcome == state.AuditOK)
 			}
 			if !found {
 				t.Errorf("no audited key.mint by %s", name)
 			}
 		})
 	}
-	if logs := f.logs.String(); strings.Contains(logs, bolt.SecretPrefix) {
+	if logs := f.logs.String(); strings.Contains(logs, state.SecretPrefix) {
 		t.Error("a secret reached the log")
 	}
 }
@@ -178,7 +194,7 @@ func TestExplore_PageMintsOneKey(t *testing.T) {
 func TestExplore_CallsGoThroughTheAPI(t *testing.T) {
 	f, api := exploreFixture(t)
 	c := f.signedIn("mo")
-	c.get("/console/explore")
+	c.openExplore()
 	key := consoleKeys(t, f, "acme", "mo")[0]
 	csrf := c.csrf("/console/explore")
 	tests := []struct {
@@ -187,6 +203,7 @@ func TestExplore_CallsGoThroughTheAPI(t *testing.T) {
 		path      string
 		body      string
 		header    []string
+		bare      bool // no Sec-Fetch-Site: not a browser that sends one
 		status    int
 		code      string // error code answered by the console itself
 		wantPath  string
@@ -214,6 +231,19 @@ func TestExplore_CallsGoThroughTheAPI(t *testing.T) {
 		{name: "question too large", method: "POST", path: "/console/explore/api/insight", body: `{"question":"` + strings.Repeat("a", 40<<10) + `"}`,
 			header: []string{"X-CSRF-Token", csrf, "Content-Type", "application/json"}, status: 400, code: "invalid_body"},
 		{name: "an API key is refused", path: "/console/explore/api/at?lat=9&lon=7", header: []string{"Authorization", "Bearer svc_sk_x"}, status: 401},
+		// A GET that may spend credits needs proof that the map's own page
+		// sent it: a cookie alone (an <img> on another port of the host)
+		// is refused before the API is called.
+		{name: "tile with no proof of origin", path: "/console/explore/tiles/pop/12/1900/2200", bare: true, status: 403, code: "forbidden"},
+		{name: "data with no proof of origin", path: "/console/explore/api/data?ids=1,2", bare: true, status: 403, code: "forbidden"},
+		{name: "breaks with no proof of origin", path: "/console/explore/breaks?dataset=pop&attr=people", bare: true, status: 403, code: "forbidden"},
+		{name: "tile from another port", path: "/console/explore/tiles/pop/12/1900/2200", header: []string{"Sec-Fetch-Site", "same-site"}, status: 403, code: "forbidden"},
+		{name: "data from another site", path: "/console/explore/api/data?ids=1,2", header: []string{"Sec-Fetch-Site", "cross-site"}, status: 403, code: "forbidden"},
+		{name: "data with a wrong token", path: "/console/explore/api/data?ids=1,2", bare: true, header: []string{"X-CSRF-Token", "nope"}, status: 403, code: "forbidden"},
+		{name: "data with the page's token", path: "/console/explore/api/data?ids=1,2", bare: true, header: []string{"X-CSRF-Token", csrf}, status: 200,
+			wantPath: "/v1/frames/data", wantQuery: "ids=1%2C2"},
+		{name: "data typed in the address bar", path: "/console/explore/api/data?ids=1,2", header: []string{"Sec-Fetch-Site", "none"}, status: 200,
+			wantPath: "/v1/frames/data", wantQuery: "ids=1%2C2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -223,6 +253,9 @@ func TestExplore_CallsGoThroughTheAPI(t *testing.T) {
 				method = http.MethodGet
 			}
 			req, _ := http.NewRequest(method, f.srv.URL+tc.path, strings.NewReader(tc.body))
+			if method == http.MethodGet && !tc.bare {
+				req.Header.Set("Sec-Fetch-Site", "same-origin")
+			}
 			for i := 0; i+1 < len(tc.header); i += 2 {
 				req.Header.Set(tc.header[i], tc.header[i+1])
 			}
@@ -261,7 +294,7 @@ func TestExplore_CallsGoThroughTheAPI(t *testing.T) {
 func TestExplore_RevokedKeyStopsTheMap(t *testing.T) {
 	f, api := exploreFixture(t)
 	c := f.signedIn("mo")
-	c.get("/console/explore")
+	c.openExplore()
 	key := consoleKeys(t, f, "acme", "mo")[0]
 	if _, err := f.store.RevokeKey(key.ID, fixtureStart); err != nil {
 		t.Fatal(err)
@@ -275,7 +308,7 @@ func TestExplore_RevokedKeyStopsTheMap(t *testing.T) {
 		t.Error("the API was called with a revoked key")
 	}
 	// Opening Explore again mints a new key, and the map works again.
-	c.get("/console/explore")
+	c.openExplore()
 	if keys := consoleKeys(t, f, "acme", "mo"); len(keys) != 2 {
 		t.Fatalf("%d console keys after reopening", len(keys))
 	}
@@ -295,7 +328,7 @@ func TestExplore_NoBasicChallenge(t *testing.T) {
 	api.status, api.body = http.StatusUnauthorized, `{"code":"invalid_key","description":"x"}`
 	api.header = http.Header{"Www-Authenticate": {`Basic realm="frameindex"`}}
 	c := f.signedIn("mo")
-	c.get("/console/explore")
+	c.openExplore()
 	res, _ := c.get("/console/explore/tiles/frames/9/1/2")
 	if res.StatusCode != http.StatusUnauthorized || res.Header.Get("WWW-Authenticate") != "" {
 		t.Errorf("tile: %d, WWW-Authenticate %q", res.StatusCode, res.Header.Get("WWW-Authenticate"))
@@ -343,7 +376,7 @@ func TestExplore_Vendor(t *testing.T) {
 func TestExplore_BreaksPlaces(t *testing.T) {
 	f, _ := exploreFixture(t)
 	c := f.signedIn("mo")
-	c.get("/console/explore")
+	c.openExplore()
 	tests := []struct {
 		name   string
 		path   string
@@ -378,7 +411,7 @@ func TestExplore_BreaksPlaces(t *testing.T) {
 	}
 	// Another organisation reads neither dataset.
 	r := f.signedIn("rivo")
-	r.get("/console/explore")
+	r.openExplore()
 	if res, body := r.get("/console/explore/breaks?dataset=pop&attr=people"); res.StatusCode != 404 {
 		t.Errorf("rival reads acme's breaks: %d %s", res.StatusCode, body)
 	}
@@ -446,10 +479,15 @@ func TestPlaceSearch(t *testing.T) {
 func TestExplore_ConcurrentFirstUse(t *testing.T) {
 	f, _ := exploreFixture(t)
 	c := f.signedIn("mo")
+	_, page := c.get("/console/explore")
+	m := csrfRe.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no CSRF token on the page")
+	}
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			res, err := c.http.Get(f.srv.URL + "/console/explore")
+			res, err := c.http.PostForm(f.srv.URL+"/console/explore/key", url.Values{"csrf": {m[1]}})
 			if err == nil {
 				res.Body.Close()
 			}

@@ -17,6 +17,7 @@ import (
 
 	"frameindex/admin"
 	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // Passwords of the fixture's people.
@@ -76,7 +77,7 @@ type fixture struct {
 	clock  *clock
 	logs   *syncBuffer
 	apiHit chan *http.Request
-	keys   map[string]bolt.Key // by organisation
+	keys   map[string]state.Key // by organisation
 }
 
 var fixtureStart = time.Date(2026, 11, 10, 9, 0, 0, 0, time.UTC)
@@ -89,22 +90,22 @@ func newFixture(t *testing.T, tls bool, cfg Config) *fixture {
 	}
 	t.Cleanup(func() { store.Close() })
 	f := &fixture{t: t, store: store, clock: &clock{t: fixtureStart}, logs: &syncBuffer{},
-		apiHit: make(chan *http.Request, 16), keys: map[string]bolt.Key{}}
+		apiHit: make(chan *http.Request, 16), keys: map[string]state.Key{}}
 	f.ops = &admin.Ops{Store: store, Now: f.clock.Now}
 	for _, org := range []string{"acme", "rival"} {
-		if _, err := store.AddOrg(bolt.Org{ID: org, Plan: bolt.PlanPro}); err != nil {
+		if _, err := store.AddOrg(state.Org{ID: org, Plan: state.PlanPro}); err != nil {
 			t.Fatal(err)
 		}
-		k, _, err := store.MintKey(bolt.MintRequest{OrgID: org, Preset: "full", Name: org + " app", Now: fixtureStart})
+		k, _, err := store.MintKey(state.MintRequest{OrgID: org, Preset: "full", Name: org + " app", Now: fixtureStart})
 		if err != nil {
 			t.Fatal(err)
 		}
 		f.keys[org] = k
 	}
 	for _, p := range []struct{ name, org, role string }{
-		{"olu", "acme", bolt.RoleOwner}, {"ada", "acme", bolt.RoleAdmin}, {"mo", "acme", bolt.RoleMember}, {"rivo", "rival", bolt.RoleOwner},
+		{"olu", "acme", state.RoleOwner}, {"ada", "acme", state.RoleAdmin}, {"mo", "acme", state.RoleMember}, {"rivo", "rival", state.RoleOwner},
 	} {
-		_, otp, err := store.AddUser(bolt.NewUser{Name: p.name, Email: p.name + "@example.ng", Org: p.org, Role: p.role, Now: fixtureStart})
+		_, otp, err := store.AddUser(state.NewUser{Name: p.name, Email: p.name + "@example.ng", Org: p.org, Role: p.role, Now: fixtureStart})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,10 +163,27 @@ func (c *client) do(req *http.Request) (*http.Response, string) {
 	return res, string(b)
 }
 
+// get fetches path as the browser does from one of this server's pages
+// (Sec-Fetch-Site: same-origin).
 func (c *client) get(path string) (*http.Response, string) {
 	c.f.t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, c.f.srv.URL+path, nil)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	return c.do(req)
+}
+
+// openExplore opens the Explore page as its script does: the form that
+// mints the person's key is sent when the page shows it.
+func (c *client) openExplore() (*http.Response, string) {
+	c.f.t.Helper()
+	res, body := c.get("/console/explore")
+	if strings.Contains(body, `id="explore-start"`) {
+		if res, body := c.change("/console/explore", "/console/explore/key", nil); res.StatusCode != http.StatusSeeOther {
+			c.f.t.Fatalf("minting the Explore key: %d\n%.300s", res.StatusCode, body)
+		}
+		res, body = c.get("/console/explore")
+	}
+	return res, body
 }
 
 // post sends a form; header pairs are added to the request.

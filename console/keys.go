@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"frameindex/admin"
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // presetInfo describes the presets as a person picks them (spec,
@@ -22,10 +22,10 @@ var presetInfo = []struct{ ID, Label, Text string }{
 }
 
 // capText says what each capability lets a key do.
-var capText = map[bolt.Capability]string{
-	bolt.CapFrameRead:   "find frames and read dataset values (/v1/frames, /v1/frames/at, /v1/frames/data)",
-	bolt.CapFeatureRead: "receive features (points, lines, shapes) in the data call",
-	bolt.CapAskQuery:    "ask questions about frames (/v1/frames/insight)",
+var capText = map[state.Capability]string{
+	state.CapFrameRead:   "find frames and read dataset values (/v1/frames, /v1/frames/at, /v1/frames/data)",
+	state.CapFeatureRead: "receive features (points, lines, shapes) in the data call",
+	state.CapAskQuery:    "ask questions about frames (/v1/frames/insight)",
 }
 
 func presetLabel(id string) string {
@@ -38,7 +38,7 @@ func presetLabel(id string) string {
 }
 
 // maxDays is the longest lifetime a key can be minted with, in days.
-var maxDays = int(bolt.MaxTTL / (24 * time.Hour))
+var maxDays = int(state.MaxTTL / (24 * time.Hour))
 
 const defaultDays = 90
 
@@ -92,7 +92,7 @@ func timeText(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04") + " UTC"
 }
 
-func capsText(caps []bolt.Capability) []string {
+func capsText(caps []state.Capability) []string {
 	out := make([]string, len(caps))
 	for i, c := range caps {
 		out[i] = string(c)
@@ -103,11 +103,10 @@ func capsText(caps []bolt.Capability) []string {
 // orgKeys returns the organisation's keys through the command line's
 // operation, newest first.
 func (s *Server) orgKeys(r *http.Request, org string) ([]admin.KeyView, error) {
-	res, err := s.do(r, admin.OpKeyList, admin.KeyList{OrgID: org})
+	keys, err := s.ops.Keys(s.as(r), admin.KeyList{OrgID: org})
 	if err != nil {
 		return nil, err
 	}
-	keys := res.([]admin.KeyView)
 	slices.Reverse(keys)
 	return keys, nil
 }
@@ -163,7 +162,7 @@ func (s *Server) keyRows(r *http.Request, org string) ([]keyRow, error) {
 // readable returns the datasets keys of org may be narrowed to: its own
 // and those it holds a licence for.
 func (s *Server) readable(org string) ([]datasetRow, error) {
-	acc, err := s.state.Readable(bolt.Key{OrgID: org})
+	acc, err := s.state.Readable(state.Key{OrgID: org})
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +207,7 @@ func (s *Server) renderKeys(w http.ResponseWriter, r *http.Request, status int, 
 	}
 	for _, pi := range presetInfo {
 		row := presetRow{ID: pi.ID, Label: pi.Label, Text: pi.Text, Checked: pi.ID == preset}
-		for _, c := range bolt.Presets[pi.ID] {
+		for _, c := range state.Presets[pi.ID] {
 			row.Caps = append(row.Caps, capRow{Name: string(c), Text: capText[c]})
 		}
 		d.Presets = append(d.Presets, row)
@@ -217,11 +216,7 @@ func (s *Server) renderKeys(w http.ResponseWriter, r *http.Request, status int, 
 		ds[i].Checked = slices.Contains(chosen, ds[i].ID)
 	}
 	d.Keys, d.Datasets, d.MaxDays = rows, ds, maxDays
-	scheme := "http://"
-	if r.TLS != nil {
-		scheme = "https://"
-	}
-	d.Base = scheme + r.Host
+	d.Base = s.origin.URL(r)
 	p.Data = d
 	s.render(w, r, status, "keys", p)
 }
@@ -242,7 +237,7 @@ func (s *Server) handleMint(w http.ResponseWriter, r *http.Request) {
 		p.Error = msg
 		s.renderKeys(w, r, http.StatusBadRequest, p, d, preset, chosen)
 	}
-	if _, ok := bolt.Presets[preset]; !ok {
+	if _, ok := state.Presets[preset]; !ok {
 		refuse("Choose a preset: Locality, Analyst or Full read.")
 		return
 	}
@@ -262,9 +257,9 @@ func (s *Server) handleMint(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	res, err := s.do(r, admin.OpKeyMint, admin.KeyMint{OrgID: rq.org, Preset: preset, Name: name,
+	m, err := s.ops.MintKey(s.as(r), admin.KeyMint{OrgID: rq.org, Preset: preset, Name: name,
 		Datasets: chosen, TTL: strconv.Itoa(n) + "d"})
-	if errors.Is(err, bolt.ErrInvalid) {
+	if errors.Is(err, state.ErrInvalid) {
 		refuse(personMessage(err))
 		return
 	}
@@ -272,7 +267,6 @@ func (s *Server) handleMint(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	m := res.(admin.Minted)
 	d = keysData{Days: strconv.Itoa(defaultDays), Minted: &mintedView{ID: m.Key.ID, Name: m.Key.Name,
 		Preset: presetLabel(m.Key.Preset), Secret: m.Secret, Expires: timeText(m.Key.Expires),
 		Caps: capsText(m.Key.Caps), Datasets: m.Key.Datasets}}
@@ -328,7 +322,7 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, http.StatusNotFound, "No such key", "Your organisation has no key with that id.")
 		return
 	}
-	if _, err := s.do(r, admin.OpKeyRevoke, admin.KeyRevoke{ID: id}); err != nil {
+	if _, err := s.ops.RevokeKey(s.as(r), admin.KeyRevoke{ID: id}); err != nil {
 		s.fail(w, r, err)
 		return
 	}

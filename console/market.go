@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"frameindex/admin"
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // The marketplace: an organisation's owners and admins offer its datasets
@@ -31,7 +31,7 @@ func (s *Server) marketRoutes() {
 
 // canTrade reports whether role may offer, withdraw and license datasets:
 // owners and admins.
-func canTrade(role string) bool { return role == bolt.RoleOwner || role == bolt.RoleAdmin }
+func canTrade(role string) bool { return role == state.RoleOwner || role == state.RoleAdmin }
 
 // listingRow is one offer of the catalogue.
 type listingRow struct {
@@ -58,8 +58,8 @@ type marketData struct {
 	CanTrade  bool
 	Catalogue []listingRow
 	Own       []ownRow
-	Held      []bolt.Licence
-	Given     []bolt.Licence
+	Held      []state.Licence
+	Given     []state.Licence
 	Credits   int64
 }
 
@@ -69,7 +69,7 @@ var marketMessages = map[string]string{
 	"licensed":  "Licence recorded. Your organisation's keys may read the dataset from their next request.",
 }
 
-func attrSummary(d bolt.Dataset) (labels, years string) {
+func attrSummary(d state.Dataset) (labels, years string) {
 	var ls, ys []string
 	for _, a := range d.Attributes {
 		l := a.Label
@@ -96,23 +96,21 @@ func (s *Server) handleMarket(w http.ResponseWriter, r *http.Request) {
 func (s *Server) renderMarket(w http.ResponseWriter, r *http.Request, status int, p *page) {
 	rq := requestOf(r)
 	d := marketData{CanTrade: canTrade(rq.role)}
-	res, err := s.do(r, admin.OpMarketList, admin.MarketList{})
+	listings, err := s.ops.Market(s.as(r), admin.MarketList{})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	listings := res.([]bolt.Listing)
-	offers := map[string]bolt.Listing{}
+	offers := map[string]state.Listing{}
 	for _, l := range listings {
 		offers[l.Info.ID] = l
 	}
-	res, err = s.do(r, admin.OpLicenceList, admin.LicenceList{})
+	all, err := s.ops.Licences(s.as(r), admin.LicenceList{})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	all := res.([]bolt.Licence)
-	res, err = s.do(r, admin.OpDatasetList, struct{}{})
+	datasets, err := s.ops.Datasets(s.as(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -122,12 +120,12 @@ func (s *Server) renderMarket(w http.ResponseWriter, r *http.Request, status int
 	for _, l := range all {
 		licensees[l.Dataset]++
 	}
-	for _, ds := range res.([]bolt.Dataset) {
+	for _, ds := range datasets {
 		if ds.Owner != rq.org {
 			continue
 		}
 		owned[ds.ID] = true
-		row := ownRow{ID: ds.ID, Name: ds.Name, Frames: ds.Frames, Mode: bolt.OfferPrivate, Price: ds.Price, Licensees: licensees[ds.ID]}
+		row := ownRow{ID: ds.ID, Name: ds.Name, Frames: ds.Frames, Mode: state.OfferPrivate, Price: ds.Price, Licensees: licensees[ds.ID]}
 		if o, ok := offers[ds.ID]; ok {
 			row.Mode, row.Price, row.LicenceText = o.Mode, o.Price, o.LicenceText
 		}
@@ -162,13 +160,13 @@ func (s *Server) renderMarket(w http.ResponseWriter, r *http.Request, status int
 // marketError answers a refused marketplace change with what to do.
 func (s *Server) marketError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
-	case errors.Is(err, bolt.ErrNotFound):
+	case errors.Is(err, state.ErrNotFound):
 		s.errorPage(w, r, http.StatusNotFound, "No such dataset",
 			"There is no dataset with that id that this page can change or license: it may have been withdrawn or removed.")
-	case errors.Is(err, bolt.ErrExists):
+	case errors.Is(err, state.ErrExists):
 		s.errorPage(w, r, http.StatusConflict, "Already licensed",
 			"Your organisation already holds a licence for this dataset. To change its terms, ask an operator to revoke it first.")
-	case errors.Is(err, bolt.ErrInvalid):
+	case errors.Is(err, state.ErrInvalid):
 		s.errorPage(w, r, http.StatusBadRequest, "Not done", personMessage(err))
 	default:
 		s.fail(w, r, err)
@@ -192,12 +190,14 @@ func (s *Server) handleOffer(w http.ResponseWriter, r *http.Request) {
 		}
 		price = n
 	}
-	op, args := admin.OpDatasetOffer, any(admin.DatasetOffer{ID: id, Mode: mode, Credits: price,
-		LicenceText: strings.ReplaceAll(r.PostFormValue("licence"), "\r\n", "\n"), Org: rq.org})
-	if mode == bolt.OfferPrivate {
-		op, args = admin.OpDatasetWithdraw, admin.DatasetWithdraw{ID: id, Org: rq.org}
+	var err error
+	if mode == state.OfferPrivate {
+		_, err = s.ops.WithdrawOffer(s.as(r), admin.DatasetWithdraw{ID: id, Org: rq.org})
+	} else {
+		_, err = s.ops.OfferDataset(s.as(r), admin.DatasetOffer{ID: id, Mode: mode, Credits: price,
+			LicenceText: strings.ReplaceAll(r.PostFormValue("licence"), "\r\n", "\n"), Org: rq.org})
 	}
-	if _, err := s.do(r, op, args); err != nil {
+	if err != nil {
 		s.marketError(w, r, err)
 		return
 	}
@@ -213,7 +213,7 @@ func (s *Server) handleWithdrawForm(w http.ResponseWriter, r *http.Request) {
 	}
 	d, err := s.store.Dataset(id)
 	if err != nil || d.Owner != rq.org {
-		s.marketError(w, r, bolt.ErrNotFound)
+		s.marketError(w, r, state.ErrNotFound)
 		return
 	}
 	p := s.newPage(r, "Withdraw offer", "market")
@@ -230,7 +230,7 @@ func (s *Server) handleWithdraw(w http.ResponseWriter, r *http.Request) {
 		s.deny(w, r, admin.OpDatasetWithdraw, id, "only admins and owners withdraw offers")
 		return
 	}
-	if _, err := s.do(r, admin.OpDatasetWithdraw, admin.DatasetWithdraw{ID: id, Org: rq.org}); err != nil {
+	if _, err := s.ops.WithdrawOffer(s.as(r), admin.DatasetWithdraw{ID: id, Org: rq.org}); err != nil {
 		s.marketError(w, r, err)
 		return
 	}
@@ -239,17 +239,17 @@ func (s *Server) handleWithdraw(w http.ResponseWriter, r *http.Request) {
 
 // offerOf returns the marketplace offer of dataset id by another
 // organisation than org.
-func (s *Server) offerOf(r *http.Request, org, id string) (bolt.Listing, bool, error) {
-	res, err := s.do(r, admin.OpMarketList, admin.MarketList{Exclude: org})
+func (s *Server) offerOf(r *http.Request, org, id string) (state.Listing, bool, error) {
+	listings, err := s.ops.Market(s.as(r), admin.MarketList{Exclude: org})
 	if err != nil {
-		return bolt.Listing{}, false, err
+		return state.Listing{}, false, err
 	}
-	for _, l := range res.([]bolt.Listing) {
+	for _, l := range listings {
 		if l.Info.ID == id {
 			return l, true, nil
 		}
 	}
-	return bolt.Listing{}, false, nil
+	return state.Listing{}, false, nil
 }
 
 func (s *Server) handleLicenseForm(w http.ResponseWriter, r *http.Request) {
@@ -265,11 +265,11 @@ func (s *Server) handleLicenseForm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok {
-		s.marketError(w, r, bolt.ErrNotFound)
+		s.marketError(w, r, state.ErrNotFound)
 		return
 	}
 	text := "Your organisation's keys may then read it; each request it contributes to costs " + creditText(l.Price) + "."
-	if l.Mode == bolt.OfferSubscription {
+	if l.Mode == state.OfferSubscription {
 		text = creditText(l.Price) + " will be taken from " + rq.org + "'s balance now; its keys may then read it with no charge per request."
 	}
 	if l.LicenceText != "" {
@@ -288,7 +288,7 @@ func (s *Server) handleLicense(w http.ResponseWriter, r *http.Request) {
 		s.deny(w, r, admin.OpLicenceAcquire, id, "only admins and owners license datasets")
 		return
 	}
-	if _, err := s.do(r, admin.OpLicenceAcquire, admin.LicenceAcquire{OrgID: rq.org, Dataset: id}); err != nil {
+	if _, err := s.ops.AcquireLicence(s.as(r), admin.LicenceAcquire{OrgID: rq.org, Dataset: id}); err != nil {
 		s.marketError(w, r, err)
 		return
 	}

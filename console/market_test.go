@@ -6,16 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // marketFixture adds dataset "pop" owned by acme and "roads" owned by
 // rival to the fixture.
 func marketFixture(t *testing.T) *fixture {
 	f := newFixture(t, false, Config{})
-	for _, d := range []bolt.Dataset{
+	for _, d := range []state.Dataset{
 		{ID: "pop", Owner: "acme", Name: "Population", Description: "People per frame", Source: "census 2026",
-			Attributes: []bolt.Attribute{{Name: "pop", Label: "Estimated population", Type: bolt.TypeNumber, Aggregation: bolt.AggSum, Year: 2026}}},
+			Attributes: []state.Attribute{{Name: "pop", Label: "Estimated population", Type: state.TypeNumber, Aggregation: state.AggSum, Year: 2026}}},
 		{ID: "roads", Owner: "rival", Name: "Roads"},
 	} {
 		if _, err := f.store.ImportDataset(d, nil, fixtureStart); err != nil {
@@ -27,10 +27,10 @@ func marketFixture(t *testing.T) *fixture {
 
 func TestServer_MarketRoles(t *testing.T) {
 	f := marketFixture(t)
-	if _, err := f.store.SetOffer(bolt.Offer{Dataset: "roads", Mode: bolt.OfferPerQuery, Price: 2}, fixtureStart); err != nil {
+	if _, err := f.store.SetOffer(state.Offer{Dataset: "roads", Mode: state.OfferPerQuery, Price: 2}, fixtureStart); err != nil {
 		t.Fatal(err)
 	}
-	offer := url.Values{"mode": {bolt.OfferSubscription}, "price": {"3"}, "licence": {"CC BY"}}
+	offer := url.Values{"mode": {state.OfferSubscription}, "price": {"3"}, "licence": {"CC BY"}}
 	tests := []struct {
 		user       string
 		wantChange int // status of a change
@@ -82,7 +82,7 @@ func TestServer_MarketRoles(t *testing.T) {
 	log, _ := f.store.AuditLog("acme", 0)
 	refused := 0
 	for _, e := range log {
-		if e.Outcome == bolt.AuditRefused {
+		if e.Outcome == state.AuditRefused {
 			refused++
 		}
 	}
@@ -95,8 +95,8 @@ func TestServer_MarketCSRF(t *testing.T) {
 	f := marketFixture(t)
 	olu := f.signedIn("olu")
 	for _, form := range []url.Values{
-		{"mode": {bolt.OfferSubscription}, "price": {"3"}},
-		{"mode": {bolt.OfferSubscription}, "price": {"3"}, "csrf": {strings.Repeat("A", 43)}},
+		{"mode": {state.OfferSubscription}, "price": {"3"}},
+		{"mode": {state.OfferSubscription}, "price": {"3"}, "csrf": {strings.Repeat("A", 43)}},
 	} {
 		if res, _ := olu.post("/console/market/offers/pop", form); res.StatusCode != http.StatusForbidden {
 			t.Errorf("offer without a valid token: %d", res.StatusCode)
@@ -119,12 +119,12 @@ func TestServer_MarketLicensing(t *testing.T) {
 		check func(t *testing.T)
 	}{
 		{name: "another organisation cannot offer acme's dataset", c: rivo, path: "/console/market/offers/pop",
-			form: url.Values{"mode": {bolt.OfferPerQuery}, "price": {"0"}}, want: http.StatusNotFound},
+			form: url.Values{"mode": {state.OfferPerQuery}, "price": {"0"}}, want: http.StatusNotFound},
 		{name: "a private dataset cannot be licensed", c: rivo, path: "/console/market/license/pop", want: http.StatusNotFound},
-		{name: "bad price", c: olu, path: "/console/market/offers/pop", form: url.Values{"mode": {bolt.OfferSubscription}, "price": {"-1"}}, want: http.StatusBadRequest},
+		{name: "bad price", c: olu, path: "/console/market/offers/pop", form: url.Values{"mode": {state.OfferSubscription}, "price": {"-1"}}, want: http.StatusBadRequest},
 		{name: "bad mode", c: olu, path: "/console/market/offers/pop", form: url.Values{"mode": {"free"}}, want: http.StatusBadRequest},
 		{name: "owner offers", c: olu, path: "/console/market/offers/pop",
-			form: url.Values{"mode": {bolt.OfferSubscription}, "price": {"5"}, "licence": {"Attribution required"}}, want: http.StatusSeeOther},
+			form: url.Values{"mode": {state.OfferSubscription}, "price": {"5"}, "licence": {"Attribution required"}}, want: http.StatusSeeOther},
 		{name: "an owner cannot license its own", c: olu, path: "/console/market/license/pop", want: http.StatusBadRequest},
 		{name: "too few credits", c: rivo, path: "/console/market/license/pop", want: http.StatusBadRequest, check: func(t *testing.T) {
 			if ls, _ := f.store.Licences("rival"); len(ls) != 0 {
@@ -136,10 +136,10 @@ func TestServer_MarketLicensing(t *testing.T) {
 		}},
 		{name: "licensed", c: rivo, path: "/console/market/license/pop", want: http.StatusSeeOther, check: func(t *testing.T) {
 			o, entries, _ := f.store.OrgLedger("rival", 0)
-			if ls, _ := f.store.Licences("rival"); len(ls) != 1 || ls[0].Mode != bolt.LicenceSubscription {
+			if ls, _ := f.store.Licences("rival"); len(ls) != 1 || ls[0].Mode != state.LicenceSubscription {
 				t.Errorf("licences: %v", ls)
 			}
-			if last := entries[len(entries)-1]; o.Credits != 3 || last.Kind != bolt.LedgerLicence || last.Credits != -5 {
+			if last := entries[len(entries)-1]; o.Credits != 3 || last.Kind != state.LedgerLicence || last.Credits != -5 {
 				t.Errorf("balance %d, last entry %+v", o.Credits, last)
 			}
 		}},

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"frameindex/admin"
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // action is something a role may or may not do.
@@ -26,9 +26,9 @@ const (
 func can(role string, a action) bool {
 	switch a {
 	case actMint, actMembers:
-		return role == bolt.RoleOwner || role == bolt.RoleAdmin
+		return role == state.RoleOwner || role == state.RoleAdmin
 	case actAudit:
-		return role == bolt.RoleOwner
+		return role == state.RoleOwner
 	}
 	return false
 }
@@ -36,10 +36,10 @@ func can(role string, a action) bool {
 // assignable returns the roles actorRole may give: owners any, admins
 // admin and member.
 func assignable(actorRole string) []string {
-	if actorRole == bolt.RoleOwner {
-		return bolt.Roles
+	if actorRole == state.RoleOwner {
+		return state.Roles
 	}
-	return []string{bolt.RoleAdmin, bolt.RoleMember}
+	return []string{state.RoleAdmin, state.RoleMember}
 }
 
 // mayManage reports why actor (role actorRole) may not change target's
@@ -49,7 +49,7 @@ func mayManage(actor, actorRole string, target admin.UserView, targetRole string
 	switch {
 	case target.Name == actor:
 		return "you cannot change your own membership here; ask another owner"
-	case targetRole == bolt.RoleOwner && actorRole != bolt.RoleOwner:
+	case targetRole == state.RoleOwner && actorRole != state.RoleOwner:
 		return "only owners change an owner's membership"
 	}
 	return ""
@@ -77,11 +77,7 @@ type membersData struct {
 }
 
 func (s *Server) orgMembers(r *http.Request, org string) ([]admin.UserView, error) {
-	res, err := s.do(r, admin.OpUserList, admin.UserList{OrgID: org})
-	if err != nil {
-		return nil, err
-	}
-	return res.([]admin.UserView), nil
+	return s.ops.Users(s.as(r), admin.UserList{OrgID: org})
 }
 
 func roleIn(u admin.UserView, org string) string {
@@ -121,7 +117,7 @@ func (s *Server) handleMembers(w http.ResponseWriter, r *http.Request) {
 	}
 	p := s.newPage(r, "Members", "members")
 	p.Flash = memberMessages[r.URL.Query().Get("msg")]
-	s.renderMembers(w, r, http.StatusOK, p, membersData{Role: bolt.RoleMember})
+	s.renderMembers(w, r, http.StatusOK, p, membersData{Role: state.RoleMember})
 }
 
 func (s *Server) renderMembers(w http.ResponseWriter, r *http.Request, status int, p *page, d membersData) {
@@ -162,11 +158,11 @@ func (s *Server) handleAddMember(w http.ResponseWriter, r *http.Request) {
 		p.Error = msg
 		s.renderMembers(w, r, status, p, d)
 	}
-	if role == bolt.RoleOwner && rq.role != bolt.RoleOwner {
+	if role == state.RoleOwner && rq.role != state.RoleOwner {
 		s.deny(w, r, admin.OpUserAdd, name, "only owners add owners")
 		return
 	}
-	if err := bolt.CheckUserName(name); err != nil {
+	if err := state.CheckUserName(name); err != nil {
 		refuse(http.StatusBadRequest, "Choose a user name of 1 to 64 lowercase letters, digits, '.', '_' and '-', starting with a letter or digit.")
 		return
 	}
@@ -176,24 +172,23 @@ func (s *Server) handleAddMember(w http.ResponseWriter, r *http.Request) {
 	if _, err := s.store.User(name); err == nil {
 		refuse(http.StatusConflict, "The user name "+name+" is taken. Choose another.")
 		return
-	} else if !errors.Is(err, bolt.ErrNotFound) {
+	} else if !errors.Is(err, state.ErrNotFound) {
 		s.fail(w, r, err)
 		return
 	}
-	res, err := s.do(r, admin.OpUserAdd, admin.UserAdd{Name: name, Email: email, OrgID: rq.org, Role: role})
+	issued, err := s.ops.AddUser(s.as(r), admin.UserAdd{Name: name, Email: email, OrgID: rq.org, Role: role})
 	switch {
-	case errors.Is(err, bolt.ErrInvalid):
+	case errors.Is(err, state.ErrInvalid):
 		refuse(http.StatusBadRequest, personMessage(err))
 		return
-	case errors.Is(err, bolt.ErrExists):
+	case errors.Is(err, state.ErrExists):
 		refuse(http.StatusConflict, "That user name or e-mail address is taken. Choose another.")
 		return
 	case err != nil:
 		s.fail(w, r, err)
 		return
 	}
-	issued := res.(admin.UserIssued)
-	d = membersData{Role: bolt.RoleMember, Issued: &issuedView{Name: issued.User.Name, Password: issued.Password, New: true}}
+	d = membersData{Role: state.RoleMember, Issued: &issuedView{Name: issued.User.Name, Password: issued.Password, New: true}}
 	if issued.User.TempExpires != nil {
 		d.Issued.Expires = timeText(*issued.User.TempExpires)
 	}
@@ -234,15 +229,15 @@ func (s *Server) handleRole(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	role := r.PostFormValue("role")
-	if role == bolt.RoleOwner && rq.role != bolt.RoleOwner {
+	if role == state.RoleOwner && rq.role != state.RoleOwner {
 		s.deny(w, r, admin.OpUserRole, u.Name, "only owners make owners")
 		return
 	}
-	_, err := s.do(r, admin.OpUserRole, admin.UserRole{Name: u.Name, OrgID: rq.org, Role: role})
-	if errors.Is(err, bolt.ErrInvalid) {
+	_, err := s.ops.SetRole(s.as(r), admin.UserRole{Name: u.Name, OrgID: rq.org, Role: role})
+	if errors.Is(err, state.ErrInvalid) {
 		p := s.newPage(r, "Members", "members")
 		p.Error = personMessage(err)
-		s.renderMembers(w, r, http.StatusBadRequest, p, membersData{Role: bolt.RoleMember})
+		s.renderMembers(w, r, http.StatusBadRequest, p, membersData{Role: state.RoleMember})
 		return
 	}
 	if err != nil {
@@ -271,11 +266,11 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	_, err := s.do(r, admin.OpUserRemove, admin.UserRemove{Name: u.Name, OrgID: rq.org})
-	if errors.Is(err, bolt.ErrInvalid) {
+	_, err := s.ops.RemoveUser(s.as(r), admin.UserRemove{Name: u.Name, OrgID: rq.org})
+	if errors.Is(err, state.ErrInvalid) {
 		p := s.newPage(r, "Members", "members")
 		p.Error = personMessage(err)
-		s.renderMembers(w, r, http.StatusBadRequest, p, membersData{Role: bolt.RoleMember})
+		s.renderMembers(w, r, http.StatusBadRequest, p, membersData{Role: state.RoleMember})
 		return
 	}
 	if err != nil {
@@ -321,14 +316,13 @@ func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
 		s.deny(w, r, admin.OpUserReset, u.Name, why)
 		return
 	}
-	res, err := s.do(r, admin.OpUserReset, admin.UserReset{Name: u.Name})
+	issued, err := s.ops.ResetPassword(s.as(r), admin.UserReset{Name: u.Name})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	issued := res.(admin.UserIssued)
 	p := s.newPage(r, "Members", "members")
-	d := membersData{Role: bolt.RoleMember, Issued: &issuedView{Name: issued.User.Name, Password: issued.Password}}
+	d := membersData{Role: state.RoleMember, Issued: &issuedView{Name: issued.User.Name, Password: issued.Password}}
 	if issued.User.TempExpires != nil {
 		d.Issued.Expires = timeText(*issued.User.TempExpires)
 	}

@@ -11,7 +11,7 @@ import (
 	"path"
 	"strings"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // Everything the web application shows is in the binary: templates, the
@@ -28,7 +28,7 @@ type page struct {
 	UserName string
 	Org      string
 	Role     string
-	Orgs     []bolt.Membership
+	Orgs     []state.Membership
 	CSRF     string
 	Can      struct{ Mint, Members, Audit bool }
 	Flash    string

@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"errors"
+	"frameindex/origin"
 	"frameindex/state"
 	"log/slog"
 	"net"
@@ -32,12 +33,16 @@ type Config struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Sessions bound a session's idle and absolute life; zero values take
-	// bolt.DefaultSessionLimits (30 minutes, 12 hours).
-	Sessions bolt.SessionLimits
+	// state.DefaultSessionLimits (30 minutes, 12 hours).
+	Sessions state.SessionLimits
 	// SecureCookies marks cookies Secure on plain HTTP too, for a server
 	// behind a TLS-terminating proxy. Requests that arrive over TLS always
 	// get Secure cookies.
 	SecureCookies bool
+	// Origin names this server in links (the keys page's example calls);
+	// an https public URL makes cookies Secure. nil allows loopback hosts
+	// only (see package origin).
+	Origin *origin.Base
 	// FlushEvery is how often key uses are written to the file and expired
 	// sessions pruned; 0 means a minute.
 	FlushEvery time.Duration
@@ -54,10 +59,12 @@ type Server struct {
 	state    state.Store // organisations, keys' last uses, usage, what a key reads: Ops.State, or store
 	log      *slog.Logger
 	now      func() time.Time
-	limits   bolt.SessionLimits
+	limits   state.SessionLimits
 	secure   bool
-	uses     *bolt.KeyUses
+	origin   *origin.Base
+	uses     *state.KeyUses
 	throttle *throttle
+	hashes   *hashGate
 	mux      *http.ServeMux
 	pages    *pages
 	explore  *explorer // the Explore map (explore.go)
@@ -82,9 +89,11 @@ func New(cfg Config) *Server {
 		log:      cfg.Logger,
 		now:      cfg.Now,
 		limits:   cfg.Sessions,
-		secure:   cfg.SecureCookies,
-		uses:     bolt.NewKeyUses(),
+		secure:   cfg.SecureCookies || cfg.Origin.Secure(),
+		origin:   cfg.Origin,
+		uses:     state.NewKeyUses(),
 		throttle: newThrottle(),
+		hashes:   newHashGate(hashSlots, hashQueue),
 		mux:      http.NewServeMux(),
 		pages:    mustParsePages(),
 		explore:  newExplorer(cfg.Outline),
@@ -101,10 +110,10 @@ func New(cfg Config) *Server {
 		s.now = time.Now
 	}
 	if s.limits.Idle <= 0 {
-		s.limits.Idle = bolt.DefaultSessionLimits.Idle
+		s.limits.Idle = state.DefaultSessionLimits.Idle
 	}
 	if s.limits.Absolute <= 0 {
-		s.limits.Absolute = bolt.DefaultSessionLimits.Absolute
+		s.limits.Absolute = state.DefaultSessionLimits.Absolute
 	}
 	every := cfg.FlushEvery
 	if every <= 0 {
@@ -119,8 +128,8 @@ func New(cfg Config) *Server {
 // returns, recording the last use of each key in memory (no write per
 // request); the Server writes them to the file every FlushEvery and at
 // Close, and shows them in the Developers area.
-func (s *Server) Keys(load func() *bolt.Keyring) *bolt.TrackedKeys {
-	return &bolt.TrackedKeys{Keys: load, Uses: s.uses}
+func (s *Server) Keys(load func() *state.Keyring) *state.TrackedKeys {
+	return &state.TrackedKeys{Keys: load, Uses: s.uses}
 }
 
 func (s *Server) background(every time.Duration) {
@@ -271,8 +280,8 @@ func (s *Server) logRequest(r *http.Request, w *statusWriter, rq *request, start
 // logPath cuts a path at 200 bytes and at anything that looks like an API
 // key (a person may paste one into the address bar).
 func logPath(p string) string {
-	if i := strings.Index(p, bolt.SecretPrefix); i >= 0 {
-		p = p[:i] + bolt.SecretPrefix + "[redacted]"
+	if i := strings.Index(p, state.SecretPrefix); i >= 0 {
+		p = p[:i] + state.SecretPrefix + "[redacted]"
 	}
 	if len(p) > 200 {
 		p = p[:200] + "..."
@@ -296,8 +305,8 @@ type requestKey struct{}
 // request is what the handlers learn of one request: who is signed in.
 type request struct {
 	token string
-	se    bolt.Session
-	u     bolt.User
+	se    state.Session
+	u     state.User
 	role  string
 	user  string // for the log
 	org   string

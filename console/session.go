@@ -1,10 +1,10 @@
 package console
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"frameindex/admin"
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // Cookies. Both are HttpOnly, SameSite=Strict, limited to Prefix, and
@@ -149,7 +149,7 @@ func (s *Server) authed(h http.HandlerFunc, mustChangeOK bool) http.HandlerFunc 
 		now := s.now()
 		se, u, err := s.store.Session(token, now, s.limits)
 		if err != nil {
-			if !errors.Is(err, bolt.ErrNotFound) && !errors.Is(err, bolt.ErrSessionExpired) {
+			if !errors.Is(err, state.ErrNotFound) && !errors.Is(err, state.ErrSessionExpired) {
 				s.fail(w, r, err)
 				return
 			}
@@ -157,7 +157,7 @@ func (s *Server) authed(h http.HandlerFunc, mustChangeOK bool) http.HandlerFunc 
 				s.clearCookie(w, r, cookieSession)
 			}
 			msg := ""
-			if errors.Is(err, bolt.ErrSessionExpired) {
+			if errors.Is(err, state.ErrSessionExpired) {
 				msg = "expired"
 			}
 			if r.Method != http.MethodGet {
@@ -206,23 +206,17 @@ func (s *Server) actorCtx(r *http.Request) *http.Request {
 	return r.WithContext(admin.WithActor(r.Context(), admin.Actor{User: rq.user, Org: rq.org, Addr: clientAddr(r)}))
 }
 
-// do runs an operation as the signed-in person: the very code path of the
-// command line (admin.Ops.Do), audited under the person's name.
-func (s *Server) do(r *http.Request, op string, args any) (any, error) {
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return nil, err
-	}
-	r = s.actorCtx(r)
-	return s.ops.Do(r.Context(), op, raw)
-}
+// as is the context to run an operation of admin.Ops in as the signed-in
+// person: the very methods the command line calls, audited under the
+// person's name.
+func (s *Server) as(r *http.Request) context.Context { return s.actorCtx(r).Context() }
 
 // deny refuses an action the person's role does not allow, records the
 // refusal in the audit log and says why.
 func (s *Server) deny(w http.ResponseWriter, r *http.Request, action, target, why string) {
 	rq := requestOf(r)
 	r = s.actorCtx(r)
-	s.ops.Record(r.Context(), bolt.AuditEntry{Action: action, Target: target, Outcome: bolt.AuditRefused,
+	s.ops.Record(r.Context(), state.AuditEntry{Action: action, Target: target, Outcome: state.AuditRefused,
 		Reason: "role " + rq.role + ": " + why})
 	s.errorPage(w, r, http.StatusForbidden, "Not allowed", "Your role in "+rq.org+" is "+rq.role+": "+why+".")
 }
@@ -286,8 +280,16 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	d := signInData{Login: login, Next: r.PostFormValue("next")}
 	now := s.now()
 	addr := clientAddr(r)
-	acct := strings.ToLower(login)
-	if wait := s.throttle.wait(acct, addr, now); wait > 0 {
+	acct := s.throttleAccount(login)
+	// A slot for the password check first, then the throttle's check and
+	// count in one step, so a refused attempt never holds a count.
+	if !s.hashes.enter(r.Context()) {
+		s.busy(w)
+		s.renderSignIn(w, r, http.StatusTooManyRequests, d, "", "Too many sign-ins at once. Try again in a few seconds.")
+		return
+	}
+	defer s.hashes.leave()
+	if wait := s.throttle.begin(acct, addr, now); wait > 0 {
 		secs := int(wait.Round(time.Second) / time.Second)
 		if secs < 1 {
 			secs = 1
@@ -299,14 +301,13 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u, err := s.store.SignIn(login, password, now)
-	audit := bolt.AuditEntry{Actor: clip(login, 64), Action: "signin", Addr: addr}
+	audit := state.AuditEntry{Actor: clip(login, 64), Action: "signin", Addr: addr}
 	if audit.Actor == "" {
 		audit.Actor = "(no name)"
 	}
 	switch {
-	case errors.Is(err, bolt.ErrBadSignIn):
-		s.throttle.fail(acct, addr, now)
-		audit.Outcome, audit.Reason = bolt.AuditRefused, "wrong user name, e-mail address or password"
+	case errors.Is(err, state.ErrBadSignIn):
+		audit.Outcome, audit.Reason = state.AuditRefused, "wrong user name, e-mail address or password"
 		// A failure on a real account shows in its organisations' logs,
 		// for their owners to see.
 		if known, err := s.store.UserByLogin(login); err == nil {
@@ -320,8 +321,9 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		}
 		s.renderSignIn(w, r, http.StatusUnauthorized, d, "", "Wrong user name, e-mail address or password.")
 		return
-	case errors.Is(err, bolt.ErrPasswordExpired):
-		audit.Outcome, audit.Reason = bolt.AuditRefused, "one-time password expired"
+	case errors.Is(err, state.ErrPasswordExpired):
+		s.throttle.succeed(acct, addr) // the password was right
+		audit.Outcome, audit.Reason = state.AuditRefused, "one-time password expired"
 		s.ops.Record(r.Context(), audit)
 		s.renderSignIn(w, r, http.StatusUnauthorized, d, "",
 			"Your one-time password has expired. Ask an administrator of your organisation for a new one.")
@@ -330,7 +332,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.throttle.succeed(acct)
+	s.throttle.succeed(acct, addr)
 	org := u.Orgs[0].Org
 	token, se, err := s.store.CreateSession(u.Name, org, addr, now)
 	if err != nil {
@@ -341,13 +343,30 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	s.setCookie(w, r, cookieSession, token)
 	rq := requestOf(r)
 	rq.user, rq.org = u.Name, se.Org
-	audit.Actor, audit.Org, audit.Outcome = u.Name, se.Org, bolt.AuditOK
+	audit.Actor, audit.Org, audit.Outcome = u.Name, se.Org, state.AuditOK
 	s.ops.Record(r.Context(), audit)
 	if u.MustChange {
 		http.Redirect(w, r, Prefix+"password", http.StatusSeeOther)
 		return
 	}
 	http.Redirect(w, r, localNext(d.Next), http.StatusSeeOther)
+}
+
+// throttleAccount is the throttle's name for the person a login names:
+// the account's own name whether they typed it or their e-mail address
+// (in any case), so a person has one allowance of failures; the login as
+// typed, in lower case, when no account has it.
+func (s *Server) throttleAccount(login string) string {
+	if u, err := s.store.UserByLogin(login); err == nil {
+		return u.Name
+	}
+	return strings.ToLower(login)
+}
+
+// busy marks a refusal for load: the client may retry in a few seconds.
+func (s *Server) busy(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "5")
+	s.log.Warn("console: password checks queue full")
 }
 
 // waitText says how long to wait, in words.
@@ -374,7 +393,7 @@ func (s *Server) handleSignOut(w http.ResponseWriter, r *http.Request) {
 	}
 	s.clearCookie(w, r, cookieSession)
 	r = s.actorCtx(r)
-	s.ops.Record(r.Context(), bolt.AuditEntry{Action: "signout", Outcome: bolt.AuditOK})
+	s.ops.Record(r.Context(), state.AuditEntry{Action: "signout", Outcome: state.AuditOK})
 	http.Redirect(w, r, Prefix+"signin?msg=signedout", http.StatusSeeOther)
 }
 
@@ -392,7 +411,7 @@ func (s *Server) renderPassword(w http.ResponseWriter, r *http.Request, status i
 	rq := requestOf(r)
 	p := s.newPage(r, "Change your password", "password")
 	p.Error = errText
-	p.Data = passwordData{Forced: rq.u.MustChange, MinLen: bolt.MinPasswordLen}
+	p.Data = passwordData{Forced: rq.u.MustChange, MinLen: state.MinPasswordLen}
 	s.render(w, r, status, "password", p)
 }
 
@@ -400,30 +419,40 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)
 	now := s.now()
 	addr := clientAddr(r)
-	if wait := s.throttle.wait(rq.user, addr, now); wait > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait/time.Second))))
-		s.renderPassword(w, r, http.StatusTooManyRequests, "Too many wrong passwords. Wait "+waitText(max(1, int(wait/time.Second)))+" and try again.")
+	if !s.hashes.enter(r.Context()) {
+		s.busy(w)
+		s.renderPassword(w, r, http.StatusTooManyRequests, "Too many password checks at once. Try again in a few seconds.")
 		return
 	}
+	defer s.hashes.leave()
 	current, next, confirm := r.PostFormValue("current"), r.PostFormValue("new"), r.PostFormValue("confirm")
 	if next != confirm {
 		s.renderPassword(w, r, http.StatusBadRequest, "The new password and its confirmation differ.")
 		return
 	}
-	_, err := s.do(r, admin.OpUserPassword, admin.UserPassword{Name: rq.user, Current: current, New: next})
+	if wait := s.throttle.begin(rq.user, addr, now); wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait/time.Second))))
+		s.renderPassword(w, r, http.StatusTooManyRequests, "Too many wrong passwords. Wait "+waitText(max(1, int(wait/time.Second)))+" and try again.")
+		return
+	}
+	_, err := s.ops.ChangePassword(s.as(r), admin.UserPassword{Name: rq.user, Current: current, New: next})
 	switch {
-	case errors.Is(err, bolt.ErrBadSignIn):
-		s.throttle.fail(rq.user, addr, now)
+	case err == nil:
+		s.throttle.succeed(rq.user, addr)
+	case !errors.Is(err, state.ErrBadSignIn):
+		s.throttle.cancel(rq.user, addr) // not a wrong current password
+	}
+	switch {
+	case errors.Is(err, state.ErrBadSignIn):
 		s.renderPassword(w, r, http.StatusBadRequest, "The current password is wrong.")
 		return
-	case errors.Is(err, bolt.ErrInvalid):
+	case errors.Is(err, state.ErrInvalid):
 		s.renderPassword(w, r, http.StatusBadRequest, personMessage(err))
 		return
 	case err != nil:
 		s.fail(w, r, err)
 		return
 	}
-	s.throttle.succeed(rq.user)
 	// Every session of the person ended with the change: start a new one
 	// here, so this browser stays signed in and any other is signed out.
 	token, _, err := s.store.CreateSession(rq.user, rq.org, addr, now)
@@ -439,7 +468,7 @@ func (s *Server) handleSwitchOrg(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)
 	org := r.PostFormValue("org")
 	if _, err := s.store.SetSessionOrg(rq.token, org); err != nil {
-		if errors.Is(err, bolt.ErrNotFound) {
+		if errors.Is(err, state.ErrNotFound) {
 			s.errorPage(w, r, http.StatusNotFound, "No such organisation", "You do not belong to that organisation.")
 			return
 		}

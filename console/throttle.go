@@ -1,27 +1,37 @@
 package console
 
 import (
+	"context"
+	"net/netip"
 	"sync"
 	"time"
 )
 
-// Throttling of failed sign-ins (and wrong current passwords): each account
-// name and each client address may fail a few times freely; beyond that
-// every further failure makes it wait twice as long as the last, from
-// throttleBase up to throttleMax, without even checking the password.
-// Failures are forgotten after throttleForget without one, and an
-// account's count is cleared by a success. An unknown account name is
+// Throttling of sign-ins (and of current passwords on the password page):
+// each account and each client address may fail a few times freely;
+// beyond that every further failure makes it wait twice as long as the
+// last, from throttleBase up to throttleMax, without even checking the
+// password. Failures are forgotten after throttleForget without one, and
+// an account's count is cleared by a success. An unknown account name is
 // throttled like a known one, so the wait says nothing about who exists.
+//
+// An attempt is counted as a failure before its password is checked, in
+// the same step as the check of the wait (begin), and a right password
+// takes the count back (succeed): so parallel attempts cannot all pass
+// the check before any failure is recorded, and at most acctFree
+// passwords of one account, and addrFree from one address, are checked
+// before the wait starts.
 const (
 	acctFree       = 5
 	addrFree       = 20
 	throttleBase   = 30 * time.Second
 	throttleMax    = 15 * time.Minute
 	throttleForget = time.Hour
-	// throttleEntries bounds memory: beyond it, new names share one
-	// entry, which a flood of distinct names therefore throttles as one.
+	// throttleEntries bounds memory. A full table first forgets entries
+	// whose failures are forgotten, then the least recent entry that is
+	// not waiting; when every entry is waiting, a new account or address
+	// is treated as throttled (throttleBase) rather than let through.
 	throttleEntries = 100_000
-	overflowKey     = "\x00overflow"
 )
 
 type failures struct {
@@ -35,33 +45,81 @@ type failures struct {
 type throttle struct {
 	mu      sync.Mutex
 	entries map[string]*failures
+	max     int // throttleEntries; smaller in tests
 }
 
-func newThrottle() *throttle { return &throttle{entries: make(map[string]*failures)} }
+func newThrottle() *throttle {
+	return &throttle{entries: make(map[string]*failures), max: throttleEntries}
+}
 
 func acctKey(acct string) string { return "a:" + acct }
-func addrKey(addr string) string { return "i:" + addr }
 
-// wait returns how long the account and address must still wait before a
-// sign-in is checked; 0 when they may try now.
-func (t *throttle) wait(acct, addr string, now time.Time) time.Duration {
+// addrKey keys an address: IPv4 whole, IPv6 by its /64 (one host's or one
+// household's share of the address space: a single client can change the
+// low 64 bits at will).
+func addrKey(addr string) string {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return "i:" + addr
+	}
+	ip = ip.Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return "i:" + p.String()
+	}
+	return "i:" + ip.String()
+}
+
+// begin admits an attempt of the account from the address: it returns how
+// long they must still wait (the attempt is then refused and not
+// counted), or 0 after counting the attempt as a failure of both; a right
+// password then calls succeed.
+func (t *throttle) begin(acct, addr string, now time.Time) time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	keys := [2]string{acctKey(acct), addrKey(addr)}
 	var w time.Duration
-	for _, k := range []string{acctKey(acct), addrKey(addr)} {
-		if e := t.entries[k]; e != nil && e.until.After(now) {
+	for _, k := range keys {
+		e, ok := t.entry(k, now)
+		if !ok {
+			w = max(w, throttleBase)
+		} else if e != nil && e.until.After(now) {
 			w = max(w, e.until.Sub(now))
 		}
 	}
-	return w
+	if w > 0 {
+		return w
+	}
+	t.failKey(keys[0], acctFree, now)
+	t.failKey(keys[1], addrFree, now)
+	return 0
 }
 
-// fail records a failure of the account from the address.
-func (t *throttle) fail(acct, addr string, now time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.failKey(acctKey(acct), acctFree, now)
-	t.failKey(addrKey(addr), addrFree, now)
+// entry returns k's entry (nil when it has none yet); ok is false when
+// the table is full of entries that are waiting, so k has no room.
+func (t *throttle) entry(k string, now time.Time) (*failures, bool) {
+	if e := t.entries[k]; e != nil {
+		return e, true
+	}
+	if len(t.entries) < t.max {
+		return nil, true
+	}
+	t.pruneLocked(now)
+	if len(t.entries) < t.max {
+		return nil, true
+	}
+	var oldest string
+	var at time.Time
+	for ok, e := range t.entries {
+		if !e.until.After(now) && (oldest == "" || e.last.Before(at)) {
+			oldest, at = ok, e.last
+		}
+	}
+	if oldest == "" {
+		return nil, false
+	}
+	delete(t.entries, oldest)
+	return nil, true
 }
 
 func (t *throttle) failKey(k string, free int, now time.Time) {
@@ -70,14 +128,8 @@ func (t *throttle) failKey(k string, free int, now time.Time) {
 		e.n = 0
 	}
 	if e == nil {
-		if len(t.entries) >= throttleEntries {
-			k = overflowKey
-			e = t.entries[k]
-		}
-		if e == nil {
-			e = &failures{}
-			t.entries[k] = e
-		}
+		e = &failures{}
+		t.entries[k] = e
 	}
 	e.n++
 	e.last = now
@@ -90,11 +142,37 @@ func (t *throttle) failKey(k string, free int, now time.Time) {
 	}
 }
 
-// succeed clears the account's failures.
-func (t *throttle) succeed(acct string) {
+// succeed follows a right password: the account's failures are cleared
+// and the address's count loses the attempt begin counted.
+func (t *throttle) succeed(acct, addr string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.entries, acctKey(acct))
+	t.uncount(addrKey(addr), addrFree)
+}
+
+// cancel takes back the attempt begin counted when no password was found
+// wrong (the request failed for another reason).
+func (t *throttle) cancel(acct, addr string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.uncount(acctKey(acct), acctFree)
+	t.uncount(addrKey(addr), addrFree)
+}
+
+// uncount removes one failure from k, and the wait it started.
+func (t *throttle) uncount(k string, free int) {
+	e := t.entries[k]
+	if e == nil {
+		return
+	}
+	e.n--
+	if e.n < free {
+		e.until = time.Time{}
+	}
+	if e.n <= 0 {
+		delete(t.entries, k)
+	}
 }
 
 // prune forgets entries with no failure for throttleForget that no longer
@@ -102,9 +180,54 @@ func (t *throttle) succeed(acct string) {
 func (t *throttle) prune(now time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.pruneLocked(now)
+}
+
+func (t *throttle) pruneLocked(now time.Time) {
 	for k, e := range t.entries {
 		if now.Sub(e.last) >= throttleForget && !e.until.After(now) {
 			delete(t.entries, k)
 		}
 	}
 }
+
+// hashGate bounds the password hashes (Argon2id, 64 MiB each) computed at
+// once: a burst of sign-ins queues for a slot, and past a queue of
+// hashQueue waiting it is refused at once (429), so memory stays bounded
+// whatever the burst.
+type hashGate struct {
+	slots chan struct{}
+	queue chan struct{}
+}
+
+const (
+	hashSlots = 2  // one per core of the machines we aim at
+	hashQueue = 16 // attempts waiting for a slot; more get 429
+	hashWait  = 10 * time.Second
+)
+
+func newHashGate(slots, queue int) *hashGate {
+	return &hashGate{slots: make(chan struct{}, slots), queue: make(chan struct{}, queue)}
+}
+
+// enter waits for a slot; false when the queue is full or the wait (or
+// the request) ends first. The caller calls leave after a true enter.
+func (g *hashGate) enter(ctx context.Context) bool {
+	select {
+	case g.queue <- struct{}{}:
+	default:
+		return false
+	}
+	defer func() { <-g.queue }()
+	t := time.NewTimer(hashWait)
+	defer t.Stop()
+	select {
+	case g.slots <- struct{}{}:
+		return true
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return false
+}
+
+func (g *hashGate) leave() { <-g.slots }

@@ -14,6 +14,7 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // testNow is the fixed clock of the tests.
@@ -184,15 +185,15 @@ func TestBuild_Datasets(t *testing.T) {
 	}
 
 	demo, err := s.Org(OrgDemo)
-	if err != nil || demo.Plan != bolt.PlanPro || demo.Name != "Demo agency" || demo.Credits != demoCredits {
+	if err != nil || demo.Plan != state.PlanPro || demo.Name != "Demo agency" || demo.Credits != demoCredits {
 		t.Errorf("org demo = %+v, %v", demo, err)
 	}
 	market, err := s.Org(OrgMarket)
-	if err != nil || market.Plan != bolt.PlanScale || market.Name != "GeoData Marketplace Ltd" {
+	if err != nil || market.Plan != state.PlanScale || market.Name != "GeoData Marketplace Ltd" {
 		t.Errorf("org geodata = %+v, %v", market, err)
 	}
 	lic, err := s.Licences(OrgDemo)
-	if err != nil || len(lic) != 1 || lic[0].Dataset != DatasetNightlights || lic[0].Mode != bolt.LicencePerQuery {
+	if err != nil || len(lic) != 1 || lic[0].Dataset != DatasetNightlights || lic[0].Mode != state.LicencePerQuery {
 		t.Errorf("demo licences = %+v, %v", lic, err)
 	}
 }
@@ -413,7 +414,7 @@ func TestBuild_Deterministic(t *testing.T) {
 // TestBuild_ExistingOrg: the demo command may have made "demo" already.
 func TestBuild_ExistingOrg(t *testing.T) {
 	s := mustSmallStore(t)
-	if _, err := s.AddOrg(bolt.Org{ID: OrgDemo, Name: "Demo agency", Plan: bolt.PlanPro}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: OrgDemo, Name: "Demo agency", Plan: state.PlanPro}); err != nil {
 		t.Fatal(err)
 	}
 	mustBuild(t, s)

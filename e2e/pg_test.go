@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/narrate/ollamatest"
+	"frameindex/state"
 	"frameindex/state/pgstate"
 	"frameindex/state/pgstate/pgtest"
 )
@@ -115,7 +115,7 @@ func copyFile(t *testing.T, from, to string) {
 
 // checkLedger checks that acme's ledger in the database is numbered
 // without gaps and sums to its balance, and returns it.
-func (d *pgDeployment) checkLedger(t *testing.T) (bolt.Org, []bolt.LedgerEntry) {
+func (d *pgDeployment) checkLedger(t *testing.T) (state.Org, []state.LedgerEntry) {
 	t.Helper()
 	o, entries, err := d.state.OrgLedger("acme", 0)
 	if err != nil {
@@ -310,7 +310,7 @@ func TestE2E_PGNodeKilled(t *testing.T) {
 	d := startPGDeployment(t, "--state-recover-after", recoverAfter.String())
 	// Spend the trial allowance so that the answer is paid in credits.
 	if _, err := d.state.Pool().Exec(context.Background(),
-		"INSERT INTO usage (org, name, count, credits) VALUES ('acme', $1, 100, 0)", bolt.AnswersCounter(bolt.MonthOf(time.Now()))); err != nil {
+		"INSERT INTO usage (org, name, count, credits) VALUES ('acme', $1, 100, 0)", state.AnswersCounter(state.MonthOf(time.Now()))); err != nil {
 		t.Fatal(err)
 	}
 	body := fmt.Sprintf(`{"frameIds":["%d"],"question":"total population"}`, d.frame)
@@ -343,7 +343,7 @@ func TestE2E_PGNodeKilled(t *testing.T) {
 	for {
 		o, entries := d.checkLedger(t)
 		if o.Credits == 10 {
-			if last := entries[len(entries)-1]; last.Kind != bolt.LedgerRefund {
+			if last := entries[len(entries)-1]; last.Kind != state.LedgerRefund {
 				t.Fatalf("last ledger entry %+v, want a refund", last)
 			}
 			break

@@ -84,7 +84,7 @@ func loadFrames(t *testing.T, s *server, key string, ids []string) []qFrame {
 			if f.BBox == nil {
 				continue
 			}
-			// The square of a lattice frame from its id (contract §1): the
+			// The square of a lattice frame from its id (docs/contract.md §1): the
 			// bbox shown has 7 decimals, too few for areas to six figures.
 			id, _ := strconv.ParseUint(f.ID, 10, 64)
 			row, col, _ := grid.RowCol(id)

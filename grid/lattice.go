@@ -120,7 +120,7 @@ func RowSpan(minLat, maxLat float64) (r0, r1 int) {
 	return max(r0, 0), min(r1, Rows-1)
 }
 
-// Coordinates are written with at most 7 decimals (contract §1). Lattice
+// Coordinates are written with at most 7 decimals (docs/contract.md §1). Lattice
 // edges repeat across every cell of a row or column, so their text is made
 // once and kept.
 var (

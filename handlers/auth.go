@@ -6,16 +6,16 @@ import (
 	"strings"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
-// KeyLookup finds the key for a presented secret. *bolt.Keyring implements
+// KeyLookup finds the key for a presented secret. *state.Keyring implements
 // it. Lookup must be safe for concurrent use and must not block on I/O (it
-// runs on every request). It returns bolt.ErrUnknownKey, bolt.ErrExpiredKey or
-// bolt.ErrRevokedKey for a bad key (401 invalid_key); any other error is a
+// runs on every request). It returns state.ErrUnknownKey, state.ErrExpiredKey or
+// state.ErrRevokedKey for a bad key (401 invalid_key); any other error is a
 // server failure (500 internal).
 type KeyLookup interface {
-	Lookup(secret string, now time.Time) (bolt.Key, error)
+	Lookup(secret string, now time.Time) (state.Key, error)
 }
 
 // keyPrefix starts every API key (spec, Authentication).
@@ -27,26 +27,26 @@ type principalKey struct{}
 // withPrincipal returns ctx carrying the authenticated key. Requests that
 // went through the middleware carry it in their reqInfo instead, which costs
 // no new context and request copy on the hot path.
-func withPrincipal(ctx context.Context, k bolt.Key) context.Context {
+func withPrincipal(ctx context.Context, k state.Key) context.Context {
 	return context.WithValue(ctx, principalKey{}, k)
 }
 
 // principalOf returns the key that authenticated the request, if any: from
 // the request's reqInfo when it went through the middleware, otherwise from
 // its context.
-func principalOf(w http.ResponseWriter, r *http.Request) (bolt.Key, bool) {
+func principalOf(w http.ResponseWriter, r *http.Request) (state.Key, bool) {
 	if info := infoOf(w); info != nil && info.hasKey {
 		return info.key, true
 	}
-	k, ok := r.Context().Value(principalKey{}).(bolt.Key)
+	k, ok := r.Context().Value(principalKey{}).(state.Key)
 	return k, ok
 }
 
 // requireKey wraps next with the checks that come before any parameter is
-// read, in the order of the contract (§6): a credential (401), the meter of
+// read, in the order of docs/contract.md §6: a credential (401), the meter of
 // invalid keys (429), the key's and organisation's buckets (429), then the
 // capability (403). The key is put in the request context for next.
-func (s *Server) requireKey(c bolt.Capability, next http.HandlerFunc) http.HandlerFunc {
+func (s *Server) requireKey(c state.Capability, next http.HandlerFunc) http.HandlerFunc {
 	return s.requireKeyFor(c, false, next)
 }
 
@@ -55,7 +55,7 @@ func (s *Server) requireKey(c bolt.Capability, next http.HandlerFunc) http.Handl
 // addition to the two above"): with insight set, the key's, organisation's
 // and insight buckets are asked in one limiter call, before the capability
 // is checked.
-func (s *Server) requireKeyFor(c bolt.Capability, insight bool, next http.HandlerFunc) http.HandlerFunc {
+func (s *Server) requireKeyFor(c state.Capability, insight bool, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key, err := s.authenticate(r)
 		if err != nil {
@@ -100,7 +100,7 @@ const (
 // unauthorized when no credential was sent and invalid_key when one was sent
 // but is not a valid key; errors of the KeyLookup are returned as they are
 // (see KeyLookup). Messages never echo the key.
-func (s *Server) authenticate(r *http.Request) (bolt.Key, error) {
+func (s *Server) authenticate(r *http.Request) (state.Key, error) {
 	vals := r.Header.Values("Authorization")
 	if len(vals) == 0 || (len(vals) == 1 && strings.TrimSpace(vals[0]) == "") {
 		// ServeAs drops the header, so only a request without one can be
@@ -109,19 +109,19 @@ func (s *Server) authenticate(r *http.Request) (bolt.Key, error) {
 			return k, nil
 		}
 		if where := misplacedKey(r); where != "" {
-			return bolt.Key{}, newError(codeUnauthorized,
+			return state.Key{}, newError(codeUnauthorized,
 				"an API key was sent in "+where+", where keys are not read; "+bearerHint)
 		}
-		return bolt.Key{}, newError(codeUnauthorized, noKeyMessage)
+		return state.Key{}, newError(codeUnauthorized, noKeyMessage)
 	}
 	if len(vals) > 1 {
-		return bolt.Key{}, newError(codeInvalidKey, "send exactly one Authorization header")
+		return state.Key{}, newError(codeInvalidKey, "send exactly one Authorization header")
 	}
 	scheme, token, _ := strings.Cut(strings.TrimSpace(vals[0]), " ")
 	if strings.EqualFold(scheme, "Basic") && isOGC(r) { // see OGC
 		var err error
 		if token, err = basicKey(token); err != nil {
-			return bolt.Key{}, err
+			return state.Key{}, err
 		}
 		scheme = "Bearer"
 	}
@@ -130,18 +130,18 @@ func (s *Server) authenticate(r *http.Request) (bolt.Key, error) {
 		if isToken(scheme) {
 			msg = "the Authorization header uses the " + scheme + " scheme, but API keys use Bearer: " + bearerHint
 		}
-		return bolt.Key{}, newError(codeInvalidKey, msg)
+		return state.Key{}, newError(codeInvalidKey, msg)
 	}
 	token = strings.Trim(token, " \t")
 	if token == "" {
-		return bolt.Key{}, newError(codeInvalidKey, `the Authorization header holds no key after "Bearer": `+bearerHint)
+		return state.Key{}, newError(codeInvalidKey, `the Authorization header holds no key after "Bearer": `+bearerHint)
 	}
 	if !strings.HasPrefix(token, keyPrefix) {
-		return bolt.Key{}, newError(codeInvalidKey, "the API key is not valid: API keys begin with "+keyPrefix)
+		return state.Key{}, newError(codeInvalidKey, "the API key is not valid: API keys begin with "+keyPrefix)
 	}
 	keys := s.keys()
 	if keys == nil {
-		return bolt.Key{}, errNoKeys
+		return state.Key{}, errNoKeys
 	}
 	return keys.Lookup(token, s.now())
 }

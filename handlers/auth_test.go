@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 func TestServer_Auth(t *testing.T) {
@@ -117,14 +117,14 @@ func TestServer_AuthPrincipal(t *testing.T) {
 	// gets the server's clock.
 	now := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
 	var gotNow time.Time
-	keys := &fakeKeys{LookupFn: func(secret string, at time.Time) (bolt.Key, error) {
+	keys := &fakeKeys{LookupFn: func(secret string, at time.Time) (state.Key, error) {
 		gotNow = at
-		return bolt.Key{ID: "key_p", Caps: []bolt.Capability{bolt.CapFrameRead}}, nil
+		return state.Key{ID: "key_p", Caps: []state.Capability{state.CapFrameRead}}, nil
 	}}
 	s := New(Config{Keys: func() KeyLookup { return keys }, Now: func() time.Time { return now }})
-	var got bolt.Key
+	var got state.Key
 	var ok bool
-	h := s.requireKey(bolt.CapFrameRead, func(w http.ResponseWriter, r *http.Request) {
+	h := s.requireKey(state.CapFrameRead, func(w http.ResponseWriter, r *http.Request) {
 		got, ok = principalOf(w, r)
 	})
 	r := httptest.NewRequest(http.MethodGet, "/", nil)

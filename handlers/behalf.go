@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // behalfKey is the context key of the key a request is served on behalf
@@ -25,7 +25,7 @@ type behalfKey struct{}
 // The caller vouches for key: pass one read from the store (bolt.Store.Key)
 // just before, so that a revocation applies from the next request. r is
 // not modified. Safe for concurrent use.
-func (s *Server) ServeAs(w http.ResponseWriter, r *http.Request, key bolt.Key) {
+func (s *Server) ServeAs(w http.ResponseWriter, r *http.Request, key state.Key) {
 	r2 := r.WithContext(context.WithValue(r.Context(), behalfKey{}, key))
 	if len(r.Header.Values("Authorization")) > 0 {
 		r2.Header = r.Header.Clone()
@@ -41,7 +41,7 @@ func (s *Server) ServeAs(w http.ResponseWriter, r *http.Request, key bolt.Key) {
 }
 
 // behalfOf returns the key r is served on behalf of (ServeAs), if any.
-func behalfOf(r *http.Request) (bolt.Key, bool) {
-	k, ok := r.Context().Value(behalfKey{}).(bolt.Key)
+func behalfOf(r *http.Request) (state.Key, bool) {
+	k, ok := r.Context().Value(behalfKey{}).(state.Key)
 	return k, ok
 }

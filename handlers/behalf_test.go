@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
 	"frameindex/limiter"
+	"frameindex/state"
 )
 
 func TestServer_ServeAs(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	active := bolt.Key{ID: "key_console", OrgID: "org1", Caps: []bolt.Capability{bolt.CapFrameRead}, Expires: now.Add(time.Hour)}
+	active := state.Key{ID: "key_console", OrgID: "org1", Caps: []state.Capability{state.CapFrameRead}, Expires: now.Add(time.Hour)}
 	revoked := active
 	revoked.Revoked = now.Add(-time.Minute)
 	expired := active
@@ -24,7 +24,7 @@ func TestServer_ServeAs(t *testing.T) {
 	const point = "/v1/frames/at?lat=9.0765&lon=7.3986"
 	tests := []struct {
 		name    string
-		key     bolt.Key
+		key     state.Key
 		method  string
 		target  string
 		header  http.Header
@@ -59,9 +59,9 @@ func TestServer_ServeAs(t *testing.T) {
 			s := New(Config{
 				Frames: func() FrameIndex { return abuja },
 				Keys: func() KeyLookup {
-					return &fakeKeys{LookupFn: func(string, time.Time) (bolt.Key, error) {
+					return &fakeKeys{LookupFn: func(string, time.Time) (state.Key, error) {
 						lookups++
-						return bolt.Key{}, bolt.ErrUnknownKey
+						return state.Key{}, state.ErrUnknownKey
 					}}
 				},
 				Logger:  slog.New(slog.NewJSONHandler(&logs, nil)),
@@ -128,7 +128,7 @@ func TestServer_ServeAsCharges(t *testing.T) {
 			m := testStore(tc.balance)
 			fake := m.fake()
 			s, _ := dataServer(t, fake)
-			key := bolt.Key{ID: "key_console", OrgID: "org1", Caps: []bolt.Capability{bolt.CapFrameRead}, Expires: dataNow.Add(time.Hour)}
+			key := state.Key{ID: "key_console", OrgID: "org1", Caps: []state.Capability{state.CapFrameRead}, Expires: dataNow.Add(time.Hour)}
 			w := httptest.NewRecorder()
 			s.ServeAs(w, httptest.NewRequest(http.MethodGet, "/v1/frames/data?ids="+frameB, nil), key)
 			d := dataOK(t, w)

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/index"
 	"frameindex/limiter"
+	"frameindex/state"
 )
 
 // benchRuns is a lattice of rows 9000..10200 and columns 22000..23500
@@ -36,15 +36,15 @@ func benchIndex(b *testing.B) FrameIndex {
 	return rectGrid{r0: 9000, r1: 10200, c0: 22000, c1: 23500}
 }
 
-// digestKeys looks keys up as bolt.Keyring does: SHA-256 of the secret, a
+// digestKeys looks keys up as state.Keyring does: SHA-256 of the secret, a
 // map lookup, a constant-time comparison.
-type digestKeys map[[32]byte]bolt.Key
+type digestKeys map[[32]byte]state.Key
 
-func (d digestKeys) Lookup(secret string, now time.Time) (bolt.Key, error) {
-	sum := bolt.Digest(secret)
+func (d digestKeys) Lookup(secret string, now time.Time) (state.Key, error) {
+	sum := state.Digest(secret)
 	k, ok := d[sum]
 	if !ok || subtle.ConstantTimeCompare(k.Digest[:], sum[:]) != 1 {
-		return bolt.Key{}, bolt.ErrUnknownKey
+		return state.Key{}, state.ErrUnknownKey
 	}
 	return k, nil
 }
@@ -67,7 +67,7 @@ func benchServer(b *testing.B) *Server {
 	b.Helper()
 	ix := benchIndex(b)
 	const secret = "svc_sk_BenchBenchBenchBenchBenchBench00"
-	keys := digestKeys{bolt.Digest(secret): {ID: "key_bench", Digest: bolt.Digest(secret), Caps: []bolt.Capability{bolt.CapFrameRead}}}
+	keys := digestKeys{state.Digest(secret): {ID: "key_bench", Digest: state.Digest(secret), Caps: []state.Capability{state.CapFrameRead}}}
 	// The real limiter, with buckets too large to refuse: its cost is part
 	// of every request.
 	lc := limiter.DefaultConfig()

@@ -7,8 +7,8 @@ import (
 	"strconv"
 
 	"frameindex/access"
-	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // DataStore is what the dataset calls need of the data file: access.Store
@@ -28,7 +28,7 @@ var (
 	errNoPrincipal = errors.New("handlers: a call reading datasets ran without an authenticated key (route not behind requireKey)")
 )
 
-// handleFramesData answers GET /v1/frames/data?ids= (contract §3): for each
+// handleFramesData answers GET /v1/frames/data?ids= (docs/contract.md §3): for each
 // requested frame, in the order first requested and each once, its bbox
 // (absent for an id the grid does not hold) and what every dataset the key
 // may read records there, datasets in ascending id. Per-query datasets that
@@ -53,7 +53,7 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	ans, err := s.readDataAnswer(key, ids, key.Has(bolt.CapFeatureRead))
+	ans, err := s.readDataAnswer(key, ids, key.Has(state.CapFeatureRead))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -87,7 +87,7 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 // frames ids (features only with withFeatures). It is the common part of
 // the data call and the question call. No grid snapshot or no store is an
 // error answered 500 internal, as are access's errors.
-func (s *Server) readDataAnswer(key bolt.Key, ids []uint64, withFeatures bool) (*access.Answer, error) {
+func (s *Server) readDataAnswer(key state.Key, ids []uint64, withFeatures bool) (*access.Answer, error) {
 	ix := s.frames()
 	if ix == nil {
 		return nil, errNoGrid
@@ -107,7 +107,7 @@ func requestIDOf(w http.ResponseWriter) string {
 	return w.Header().Get("X-Request-Id")
 }
 
-// parseDataQuery reads ids of GET /v1/frames/data (contract §3): required,
+// parseDataQuery reads ids of GET /v1/frames/data (docs/contract.md §3): required,
 // repeatable, 1 to maxIDs ids in all (duplicates counted), parsed as on GET
 // /v1/frames. It returns the ids in the order first requested, each once.
 // Other parameters (bbox and limit included) are ignored, as on every call.

@@ -18,6 +18,7 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/limiter"
+	"frameindex/state"
 )
 
 // *bolt.Store is the DataStore of the running server.
@@ -26,9 +27,9 @@ var _ DataStore = (*bolt.Store)(nil)
 // fakeData is a DataStore whose methods are set per test; it records what
 // ReadFrames and Charge were asked.
 type fakeData struct {
-	ReadableFn   func(k bolt.Key) ([]bolt.Access, error)
+	ReadableFn   func(k state.Key) ([]state.Access, error)
 	ReadFramesFn func(ids []string, frames []uint64, withFeatures bool, featureCap int) ([]bolt.FrameData, error)
-	ChargeFn     func(orgID, keyID, requestID string, ds []bolt.DatasetPrice, now time.Time) ([]string, []string, error)
+	ChargeFn     func(orgID, keyID, requestID string, ds []state.DatasetPrice, now time.Time) ([]string, []string, error)
 
 	mu      sync.Mutex
 	reads   []readCall
@@ -44,11 +45,11 @@ type readCall struct {
 
 type chargeCall struct {
 	orgID, keyID, requestID string
-	ds                      []bolt.DatasetPrice
+	ds                      []state.DatasetPrice
 	now                     time.Time
 }
 
-func (f *fakeData) Readable(k bolt.Key) ([]bolt.Access, error) { return f.ReadableFn(k) }
+func (f *fakeData) Readable(k state.Key) ([]state.Access, error) { return f.ReadableFn(k) }
 
 func (f *fakeData) ReadFrames(ids []string, frames []uint64, withFeatures bool, featureCap int) ([]bolt.FrameData, error) {
 	f.mu.Lock()
@@ -57,7 +58,7 @@ func (f *fakeData) ReadFrames(ids []string, frames []uint64, withFeatures bool, 
 	return f.ReadFramesFn(ids, frames, withFeatures, featureCap)
 }
 
-func (f *fakeData) Charge(orgID, keyID, requestID string, ds []bolt.DatasetPrice, now time.Time) ([]string, []string, error) {
+func (f *fakeData) Charge(orgID, keyID, requestID string, ds []state.DatasetPrice, now time.Time) ([]string, []string, error) {
 	f.mu.Lock()
 	f.charges = append(f.charges, chargeCall{orgID, keyID, requestID, slices.Clone(ds), now})
 	f.mu.Unlock()
@@ -76,13 +77,13 @@ type memStore struct {
 }
 
 type memDataset struct {
-	access   bolt.Access
+	access   state.Access
 	attrs    map[uint64]string
 	features map[uint64][]string
 }
 
-func (m *memStore) Readable(bolt.Key) ([]bolt.Access, error) {
-	out := make([]bolt.Access, len(m.datasets))
+func (m *memStore) Readable(state.Key) ([]state.Access, error) {
+	out := make([]state.Access, len(m.datasets))
 	for i, d := range m.datasets {
 		out[i] = d.access
 	}
@@ -123,7 +124,7 @@ func (m *memStore) ReadFrames(ids []string, frames []uint64, withFeatures bool, 
 	return out, nil
 }
 
-func (m *memStore) Charge(orgID, keyID, requestID string, ds []bolt.DatasetPrice, now time.Time) (charged, leftOut []string, err error) {
+func (m *memStore) Charge(orgID, keyID, requestID string, ds []state.DatasetPrice, now time.Time) (charged, leftOut []string, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, p := range ds {
@@ -172,8 +173,8 @@ const (
 // paid (price 2) and another per-query dataset that records nothing on the
 // test frames are licensed per query.
 func testStore(balance int64) *memStore {
-	ds := func(id, name string, price int64, perQuery bool) bolt.Access {
-		return bolt.Access{Dataset: bolt.Dataset{ID: id, Name: name, Price: price, Owner: "org1"}, PerQuery: perQuery}
+	ds := func(id, name string, price int64, perQuery bool) state.Access {
+		return state.Access{Dataset: state.Dataset{ID: id, Name: name, Price: price, Owner: "org1"}, PerQuery: perQuery}
 	}
 	a, b, c := mustID(frameA), mustID(frameB), mustID(frameC)
 	return &memStore{balance: balance, datasets: []memDataset{
@@ -197,12 +198,12 @@ const (
 	secretAskOnly  = "svc_sk_AskOnlyAskOnlyAskOnlyAskOn07"
 )
 
-var dataKeys = &fakeKeys{LookupFn: func(secret string, now time.Time) (bolt.Key, error) {
+var dataKeys = &fakeKeys{LookupFn: func(secret string, now time.Time) (state.Key, error) {
 	switch secret {
 	case secretFeatures:
-		return bolt.Key{ID: "key_feat", OrgID: "org1", Caps: []bolt.Capability{bolt.CapFrameRead, bolt.CapFeatureRead}}, nil
+		return state.Key{ID: "key_feat", OrgID: "org1", Caps: []state.Capability{state.CapFrameRead, state.CapFeatureRead}}, nil
 	case secretAskOnly:
-		return bolt.Key{ID: "key_ask", OrgID: "org1", Caps: []bolt.Capability{bolt.CapFeatureRead, bolt.CapAskQuery}}, nil
+		return state.Key{ID: "key_ask", OrgID: "org1", Caps: []state.Capability{state.CapFeatureRead, state.CapAskQuery}}, nil
 	}
 	return testKeys.Lookup(secret, now)
 }}
@@ -320,7 +321,7 @@ func TestServer_HandleFramesData(t *testing.T) {
 		want      string   // dataJSON.summary()
 		charged   []string // nil: no charged member
 		leftOut   []string // ids; nil: no leftOut member
-		asked     []bolt.DatasetPrice
+		asked     []state.DatasetPrice
 		features  bool     // ReadFrames was asked for features
 		readFrame []string // frames handed to ReadFrames
 		balanceTo int64
@@ -332,15 +333,15 @@ func TestServer_HandleFramesData(t *testing.T) {
 			want: X + ": | 6:", features: true, balanceTo: 10},
 		{name: "per-query dataset charged", query: "ids=" + B, secret: secretFeatures, balance: 10,
 			want:    B + "[bbox]:admin(a),health(f2 /2),paid(a)",
-			charged: []string{"paid"}, asked: []bolt.DatasetPrice{{ID: "paid", Price: 2}},
+			charged: []string{"paid"}, asked: []state.DatasetPrice{{ID: "paid", Price: 2}},
 			features: true, readFrame: []string{B}, balanceTo: 8},
 		{name: "per-query dataset left out", query: "ids=" + A + "," + B, secret: secretFeatures, balance: 1,
 			want:    A + "[bbox]:admin(a),buildings(a f3 /3) | " + B + "[bbox]:admin(a),health(f2 /2)",
-			leftOut: []string{"paid"}, asked: []bolt.DatasetPrice{{ID: "paid", Price: 2}},
+			leftOut: []string{"paid"}, asked: []state.DatasetPrice{{ID: "paid", Price: 2}},
 			features: true, readFrame: []string{A, B}, balanceTo: 1},
 		{name: "no feature.read: counts, no features", query: "ids=" + B + "," + A, secret: secretGood, balance: 2,
 			want:    B + "[bbox]:admin(a),health(/2),paid(a) | " + A + "[bbox]:admin(a),buildings(a /3)",
-			charged: []string{"paid"}, asked: []bolt.DatasetPrice{{ID: "paid", Price: 2}},
+			charged: []string{"paid"}, asked: []state.DatasetPrice{{ID: "paid", Price: 2}},
 			readFrame: []string{B, A}, balanceTo: 0},
 		{name: "bbox and limit are ignored", query: "ids=" + A + "&bbox=x&limit=0", secret: secretGood, balance: 0,
 			want: A + "[bbox]:admin(a),buildings(a /3)", readFrame: []string{A}},
@@ -456,7 +457,7 @@ func TestServer_HandleFramesData_FeatureCap(t *testing.T) {
 	ids := []string{id(9700, 22480), id(9700, 22481), id(9700, 22482), id(9700, 22483)}
 	perFrame := []int{150, 40, 30, 5}
 	mk := func() *memStore {
-		md := memDataset{access: bolt.Access{Dataset: bolt.Dataset{ID: "many", Name: "Many"}},
+		md := memDataset{access: state.Access{Dataset: state.Dataset{ID: "many", Name: "Many"}},
 			attrs: map[uint64]string{}, features: map[uint64][]string{}}
 		for i, fr := range ids {
 			for k := range perFrame[i] {
@@ -525,10 +526,10 @@ func TestServer_HandleFramesData_LeftOutRemovedEverywhere(t *testing.T) {
 	// whose id sorts first. The other is gone from every frame.
 	a, b := mustID(frameA), mustID(frameB)
 	m := &memStore{balance: 3, datasets: []memDataset{
-		{access: bolt.Access{Dataset: bolt.Dataset{ID: "own", Name: "Own"}}, attrs: map[uint64]string{a: `{"v":1}`}},
-		{access: bolt.Access{Dataset: bolt.Dataset{ID: "pq1", Name: "PQ one", Price: 3}, PerQuery: true},
+		{access: state.Access{Dataset: state.Dataset{ID: "own", Name: "Own"}}, attrs: map[uint64]string{a: `{"v":1}`}},
+		{access: state.Access{Dataset: state.Dataset{ID: "pq1", Name: "PQ one", Price: 3}, PerQuery: true},
 			attrs: map[uint64]string{a: `{"v":2}`, b: `{"v":3}`}},
-		{access: bolt.Access{Dataset: bolt.Dataset{ID: "pq2", Name: "PQ two", Price: 1}, PerQuery: true},
+		{access: state.Access{Dataset: state.Dataset{ID: "pq2", Name: "PQ two", Price: 1}, PerQuery: true},
 			attrs: map[uint64]string{a: `{"v":4}`}, features: map[uint64][]string{b: {clinicFeat}}},
 	}}
 	s, _ := dataServer(t, m.fake())
@@ -648,7 +649,7 @@ func TestServer_HandleFramesData_ServerErrors(t *testing.T) {
 	}
 	chargeReturns := func(charged, leftOut []string) func(*memStore, *fakeData) {
 		return func(_ *memStore, f *fakeData) {
-			f.ChargeFn = func(string, string, string, []bolt.DatasetPrice, time.Time) ([]string, []string, error) {
+			f.ChargeFn = func(string, string, string, []state.DatasetPrice, time.Time) ([]string, []string, error) {
 				return charged, leftOut, nil
 			}
 		}
@@ -662,13 +663,13 @@ func TestServer_HandleFramesData_ServerErrors(t *testing.T) {
 	}{
 		{"no store", nil, 0, "no dataset store"},
 		{"Readable fails", bad(func(_ *memStore, f *fakeData) {
-			f.ReadableFn = func(bolt.Key) ([]bolt.Access, error) { return nil, boom }
+			f.ReadableFn = func(state.Key) ([]state.Access, error) { return nil, boom }
 		}), 0, "reading the datasets key key_feat may read: disk on fire"},
 		{"ReadFrames fails", bad(func(_ *memStore, f *fakeData) {
 			f.ReadFramesFn = func([]string, []uint64, bool, int) ([]bolt.FrameData, error) { return nil, boom }
 		}), 0, "reading 5 datasets on 2 frames: disk on fire"},
 		{"Charge fails", bad(func(_ *memStore, f *fakeData) {
-			f.ChargeFn = func(string, string, string, []bolt.DatasetPrice, time.Time) ([]string, []string, error) {
+			f.ChargeFn = func(string, string, string, []state.DatasetPrice, time.Time) ([]string, []string, error) {
 				return nil, nil, boom
 			}
 		}), 1, "charging 1 per-query datasets to organisation org1: disk on fire"},
@@ -732,8 +733,8 @@ func TestServer_HandleFramesData_UnsortedReadable(t *testing.T) {
 	// the store's slice is not reordered in place.
 	m := testStore(10)
 	fake := m.fake()
-	var given []bolt.Access
-	fake.ReadableFn = func(k bolt.Key) ([]bolt.Access, error) {
+	var given []state.Access
+	fake.ReadableFn = func(k state.Key) ([]state.Access, error) {
 		acc, _ := m.Readable(k)
 		slices.Reverse(acc)
 		given = acc
@@ -797,7 +798,7 @@ func bigStore(frames []uint64, featuresPerFrame int) *memStore {
 		{"settlement", "Settlement class", func(i int) string { return `{"class":"urban"}` }, "", true},
 	}
 	for _, sp := range specs {
-		md := memDataset{access: bolt.Access{Dataset: bolt.Dataset{ID: sp.id, Name: sp.name, Price: 1}, PerQuery: sp.perQuery},
+		md := memDataset{access: state.Access{Dataset: state.Dataset{ID: sp.id, Name: sp.name, Price: 1}, PerQuery: sp.perQuery},
 			attrs: map[uint64]string{}, features: map[uint64][]string{}}
 		for i, fr := range frames {
 			md.attrs[fr] = sp.attrs(i)
@@ -915,8 +916,8 @@ func FuzzParseDataQuery(f *testing.F) {
 func BenchmarkHandleFramesData100x6(b *testing.B) {
 	ix := benchIndex(b)
 	const secret = "svc_sk_BenchBenchBenchBenchBenchBench00"
-	keys := digestKeys{bolt.Digest(secret): {ID: "key_bench", OrgID: "org_bench", Digest: bolt.Digest(secret),
-		Caps: []bolt.Capability{bolt.CapFrameRead, bolt.CapFeatureRead}}}
+	keys := digestKeys{state.Digest(secret): {ID: "key_bench", OrgID: "org_bench", Digest: state.Digest(secret),
+		Caps: []state.Capability{state.CapFrameRead, state.CapFeatureRead}}}
 	lc := limiter.DefaultConfig()
 	lc.Key = limiter.Limit{PerMinute: 6e10, Burst: 1e9}
 	lc.Org = lc.Key
@@ -928,7 +929,7 @@ func BenchmarkHandleFramesData100x6(b *testing.B) {
 		frames = append(frames, mustID(ids[i]))
 	}
 	m := bigStore(frames, 5)
-	access, _ := m.Readable(bolt.Key{})
+	access, _ := m.Readable(state.Key{})
 	names := make([]string, len(access))
 	for i := range access {
 		names[i] = access[i].Dataset.ID
@@ -960,17 +961,17 @@ func BenchmarkHandleFramesData100x6(b *testing.B) {
 // preparedData is a DataStore that answers with prepared records and
 // charges every dataset asked, recording nothing: a store of no cost.
 type preparedData struct {
-	access []bolt.Access
+	access []state.Access
 	frames []bolt.FrameData
 }
 
-func (p preparedData) Readable(bolt.Key) ([]bolt.Access, error) { return p.access, nil }
+func (p preparedData) Readable(state.Key) ([]state.Access, error) { return p.access, nil }
 
 func (p preparedData) ReadFrames([]string, []uint64, bool, int) ([]bolt.FrameData, error) {
 	return p.frames, nil
 }
 
-func (p preparedData) Charge(_, _, _ string, ds []bolt.DatasetPrice, _ time.Time) ([]string, []string, error) {
+func (p preparedData) Charge(_, _, _ string, ds []state.DatasetPrice, _ time.Time) ([]string, []string, error) {
 	charged := make([]string, len(ds))
 	for i, d := range ds {
 		charged[i] = d.ID

@@ -15,7 +15,7 @@
 // {"error": {"code", "message"}} and carries an X-Request-Id header. An
 // unknown path is 404 not_found and a known path with another method is 405
 // method_not_allowed (with Allow), both before any key is read. For the
-// frame calls the checks run in the order of the contract (§6): credential
+// frame calls the checks run in the order of docs/contract.md §6: credential
 // (401), the invalid-key meter and the rate-limit buckets (429; the
 // question call spends from the insight bucket too), capability (403),
 // parameters or body (400), then the work.
@@ -33,56 +33,26 @@
 // user name when the password is empty), and errors are written as OGC
 // exceptions {"code","description"} instead of the envelope.
 //
-// # The data call
+// # The data call and the question call
 //
-// GET /v1/frames/data (contract §3) parses ids as GET /v1/frames does
-// (1..100, duplicates counted, then answered once in the order first
-// asked), and hands the rest to package access: it looks the frames up in
-// the grid, asks the DataStore which datasets the key may read (its organisation's, its licensed ones, minus those it
-// was narrowed away from), and reads them on the known frames in one
-// ReadFrames call with the 200-feature cap; ids the grid does not hold are
-// answered with no bbox and an empty datasets list, and are not read. The
-// store's answer is checked (frames in order, datasets among those
-// readable, attributes and features that begin and end as JSON objects),
-// applies the cap again and drops features unless the key has feature.read. Per-query datasets that
-// contributed anything (attributes, features or a bare featureCount) go to
-// one Charge call, in ascending id with their prices and the request's
-// X-Request-Id, unless the request's budget is already spent; those the
-// credits do not cover are removed from every frame and listed in leftOut.
-// Attributes and features are copied into the answer byte for byte, and
-// the answer is streamed in chunks like a box query. Any store failure is
-// 500 internal, and nothing is charged unless Charge itself succeeded.
+// GET /v1/frames/data (docs/contract.md §3) parses ids as GET /v1/frames
+// does and hands the rest to package access, which reads what the key may
+// read on the known frames in one ReadFrames call, checks the store's
+// answer and charges the per-query datasets that contributed in one Charge
+// call (leftOut for those the credits do not cover); the answer is
+// streamed like a box query, attributes and features copied byte for
+// byte. Any store failure is 500 internal, and nothing is charged unless
+// Charge itself succeeded.
 //
-// # The question call
+// POST /v1/frames/insight (docs/contract.md §4) needs ask.query. Its body
+// (at most 1 MiB) is decoded token by token, so that every breach names
+// its member; the frames are read as the data call reads them, package
+// insight computes the answer from their values, the per-query datasets
+// its figures used are charged (those left out are taken out and the
+// answer computed again), and a model may word it (wording.go;
+// docs/questions.md describes what the user sees).
 //
-// POST /v1/frames/insight (contract §4) needs ask.query. Its body is read
-// through http.MaxBytesReader (1 MiB) and decoded token by token, so that
-// every breach names its member: one JSON object, members named exactly
-// (frameIds, question, format, register), each once, frameIds an array of
-// strings and the others strings, no null, nothing after the object; a
-// Content-Type, when sent, must be application/json (UTF-8). Those are
-// invalid_body; then frameIds (required, 1..50 ids counted before
-// duplicates are removed) and format/register outside their values are
-// invalid, and a question over 1,000 code points is too_long. Duplicated
-// ids are answered once, in the order first asked. The frames are read as
-// the data call reads them (readDataAnswer: one ReadFrames without
-// features, the same checks of the store's answer), every attributes object
-// is converted to insight values (numbers and strings; other values carry
-// no figure), each frame gets its area (for densities), a nearest question
-// gets the features around the selection read in rings up to 50 km
-// (access.Answer.Nearest, the key's licences and narrowing applying), with
-// an embedding model the measures' embeddings (computed once per dataset
-// version and cached) and the question's content words' embedding, and
-// package insight computes the answer. The per-query
-// datasets its figures used (Insight.Used) that record something on the
-// frames are charged in one Charge call; those the credits do not cover
-// are removed from the datasets and the frames and the answer is computed
-// again, so no figure of theirs remains, and they are listed in leftOut. The
-// answer is encoded with encoding/json (it is small) with engine
-// "deterministic"; optional members are omitted when empty, and format
-// appears only as "report".
-//
-// # Design
+// # Design, and why not the libraries
 //
 // Handlers reach the grid and the keys through the small interfaces
 // FrameIndex and KeyLookup, fetched from Config on every request, so main can
@@ -90,9 +60,14 @@
 // written by hand with append-style encoders into pooled buffers: a
 // 5,000-feature collection (about 1.5 MB) is streamed in 48 KiB chunks as the
 // index walks the box, never materialised as structs and never encoded twice.
-// errors.go holds the only mapping from errors to (status, code); handlers
-// return errors to it, and an error it does not know becomes a vague 500
-// internal whose cause is logged, never sent.
+// That is why not encoding/json here: it would build the structs and
+// encode them, two passes and their allocations over a 1.5 MB answer; the
+// small answers (a question's, health) do use it. Nor a router library:
+// Go 1.22's ServeMux patterns (routes.go) give methods and wildcards, and
+// dispatch rewrites the mux's own 404 and 405 into the envelope. errors.go
+// holds the only mapping from errors to (status, code); handlers return
+// errors to it, and an error it does not know becomes a vague 500 internal
+// whose cause is logged, never sent.
 //
 // Middleware, outermost first: request id and access log (log/slog: id,
 // method, path without the query, status, bytes, duration, key id, error

@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // Error codes of the API (spec, Errors). Codes are stable; messages are for
@@ -66,9 +66,9 @@ var keyErrors = []struct {
 	err     error
 	message string
 }{
-	{bolt.ErrUnknownKey, "the API key is not recognised"},
-	{bolt.ErrExpiredKey, "the API key has expired; mint a new key in the web application"},
-	{bolt.ErrRevokedKey, "the API key has been revoked"},
+	{state.ErrUnknownKey, "the API key is not recognised"},
+	{state.ErrExpiredKey, "the API key has expired; mint a new key in the web application"},
+	{state.ErrRevokedKey, "the API key has been revoked"},
 }
 
 // classify maps any error to the code, status and message sent to the

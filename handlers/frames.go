@@ -38,7 +38,7 @@ func (s *Server) handleFramesAt(w http.ResponseWriter, r *http.Request) {
 	putBuf(buf)
 }
 
-// handleFrames answers GET /v1/frames (contract §2): the frames touching a
+// handleFrames answers GET /v1/frames (docs/contract.md §2): the frames touching a
 // box (bbox, limit) or named by id (ids), as {"data": FeatureCollection}.
 // The collection is streamed as the index is walked; "truncated" and
 // "unknownIds" follow the features array because they are known only at the

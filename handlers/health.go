@@ -2,9 +2,14 @@ package handlers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -148,25 +153,46 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 
 // healthReport is the data of GET /healthz.
 type healthReport struct {
-	Node     string           `json:"node,omitempty"`
-	Version  string           `json:"version,omitempty"`
-	Commit   string           `json:"commit,omitempty"`
-	Status   string           `json:"status"`
-	Started  time.Time        `json:"started"`
-	Frames   *int             `json:"frames,omitempty"`
-	Datasets []DatasetVersion `json:"datasets"`
-	Checks   []checkResult    `json:"checks"`
+	Node     string         `json:"node,omitempty"`
+	Version  string         `json:"version,omitempty"`
+	Commit   string         `json:"commit,omitempty"`
+	Status   string         `json:"status"`
+	Started  time.Time      `json:"started"`
+	Frames   *int           `json:"frames,omitempty"`
+	Datasets DatasetsDigest `json:"datasets"`
+	Checks   []checkResult  `json:"checks"`
+}
+
+// DatasetsDigest is what /healthz, which needs no key, says of the
+// datasets a node serves: how many, and a digest of their ids, versions
+// and import times, so that two nodes can be compared without telling
+// anyone which organisation holds which dataset. The list itself is on
+// the metrics listener (frameindex_dataset_info) and the admin socket.
+type DatasetsDigest struct {
+	Count  int    `json:"count"`
+	Digest string `json:"digest"` // "sha256:" and 64 hex digits
+}
+
+// digestDatasets digests ds in id order.
+func digestDatasets(ds []DatasetVersion) DatasetsDigest {
+	ds = slices.Clone(ds)
+	slices.SortFunc(ds, func(a, b DatasetVersion) int { return strings.Compare(a.ID, b.ID) })
+	h := sha256.New()
+	for _, d := range ds {
+		fmt.Fprintf(h, "%s\x00%d\x00%s\n", d.ID, d.Version, d.ImportedAt.UTC().Format(time.RFC3339Nano))
+	}
+	return DatasetsDigest{Count: len(ds), Digest: "sha256:" + hex.EncodeToString(h.Sum(nil))}
 }
 
 // handleHealthz answers GET /healthz, always 200 while the process
 // answers: the node's name, build, state (ready, not_ready or draining),
-// grid frames, every dataset it serves with its version, and each
-// readiness check. A load balancer decides on /readyz; /healthz is for
+// grid frames, the count and digest of the dataset versions it serves,
+// and each readiness check. A load balancer decides on /readyz; /healthz is for
 // comparing nodes.
 func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 	h := &s.health
 	rep := healthReport{Node: h.cfg.Node, Version: h.cfg.Version, Commit: h.cfg.Commit,
-		Started: h.started.UTC().Truncate(time.Second), Datasets: []DatasetVersion{}}
+		Started: h.started.UTC().Truncate(time.Second), Datasets: digestDatasets(nil)}
 	checks, ok := s.runChecks(r.Context())
 	rep.Checks = checks
 	switch {
@@ -182,7 +208,7 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 	}
 	if h.cfg.Datasets != nil {
 		if ds, err := h.cfg.Datasets(); err == nil && ds != nil {
-			rep.Datasets = ds
+			rep.Datasets = digestDatasets(ds)
 		}
 	}
 	writeHealth(w, http.StatusOK, rep)

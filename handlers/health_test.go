@@ -108,8 +108,8 @@ func TestServer_Health(t *testing.T) {
 			if n, ok := tc.ix.(lenIndex); ok && (rep.Frames == nil || *rep.Frames != n.n) {
 				t.Errorf("/healthz frames %v, want %d", rep.Frames, n.n)
 			}
-			if rep.Datasets == nil {
-				t.Error("/healthz datasets missing: want [] at least")
+			if !strings.HasPrefix(rep.Datasets.Digest, "sha256:") {
+				t.Errorf("/healthz datasets %+v: want a count and a digest", rep.Datasets)
 			}
 		})
 	}
@@ -136,9 +136,19 @@ func TestServer_HealthzReport(t *testing.T) {
 	if d["node"] != "node-a" || d["version"] != "v1.4.0" || d["commit"] != "abc123" || d["frames"] != 42.0 || d["status"] != "ready" {
 		t.Errorf("report %v", d)
 	}
+	// Without a key, the datasets are a count and a digest: never their
+	// ids (another organisation's dataset is "not found" elsewhere).
 	ds := raw.Data.Datasets
-	if want := `[{"id":"health","version":1,"importedAt":"2026-11-20T08:00:00Z"},{"id":"population","version":3,"importedAt":"2026-11-20T08:00:00Z"}]`; string(ds) != want {
-		t.Errorf("datasets %s\nwant %s", ds, want)
+	want := digestDatasets([]DatasetVersion{{ID: "population", Version: 3, ImportedAt: imported}, {ID: "health", Version: 1, ImportedAt: imported}})
+	if got, _ := json.Marshal(want); string(ds) != string(got) || want.Count != 2 {
+		t.Errorf("datasets %s\nwant %s", ds, got)
+	}
+	if strings.Contains(w.Body.String(), "population") || strings.Contains(w.Body.String(), "health\"") {
+		t.Errorf("/healthz names a dataset: %s", w.Body)
+	}
+	// The digest changes with a version, and not with the order.
+	if d := digestDatasets([]DatasetVersion{{ID: "health", Version: 2, ImportedAt: imported}, {ID: "population", Version: 3, ImportedAt: imported}}); d.Digest == want.Digest {
+		t.Error("a new version left the digest unchanged")
 	}
 	// No key is needed, and a key that is not valid is not even looked at.
 	if w := get(s, "/healthz", "svc_sk_notvalid"); w.Code != 200 {

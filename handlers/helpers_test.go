@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // fakeIndex is a FrameIndex whose methods are set per test.
@@ -29,10 +29,10 @@ func (f *fakeIndex) Box(b grid.Box, limit int, fn func(grid.Shape) bool) bool {
 
 // fakeKeys is a KeyLookup whose Lookup is set per test.
 type fakeKeys struct {
-	LookupFn func(secret string, now time.Time) (bolt.Key, error)
+	LookupFn func(secret string, now time.Time) (state.Key, error)
 }
 
-func (f *fakeKeys) Lookup(secret string, now time.Time) (bolt.Key, error) {
+func (f *fakeKeys) Lookup(secret string, now time.Time) (state.Key, error) {
 	return f.LookupFn(secret, now)
 }
 
@@ -94,20 +94,20 @@ const (
 	secretBroken  = "svc_sk_BrokenBrokenBrokenBrokenBr05"
 )
 
-var testKeys = &fakeKeys{LookupFn: func(secret string, now time.Time) (bolt.Key, error) {
+var testKeys = &fakeKeys{LookupFn: func(secret string, now time.Time) (state.Key, error) {
 	switch secret {
 	case secretGood:
-		return bolt.Key{ID: "key_good", OrgID: "org1", Caps: []bolt.Capability{bolt.CapFrameRead}}, nil
+		return state.Key{ID: "key_good", OrgID: "org1", Caps: []state.Capability{state.CapFrameRead}}, nil
 	case secretNoCap:
-		return bolt.Key{ID: "key_nocap", OrgID: "org1", Caps: []bolt.Capability{bolt.CapAskQuery}}, nil
+		return state.Key{ID: "key_nocap", OrgID: "org1", Caps: []state.Capability{state.CapAskQuery}}, nil
 	case secretExpired:
-		return bolt.Key{}, bolt.ErrExpiredKey
+		return state.Key{}, state.ErrExpiredKey
 	case secretRevoked:
-		return bolt.Key{}, bolt.ErrRevokedKey
+		return state.Key{}, state.ErrRevokedKey
 	case secretBroken:
-		return bolt.Key{}, bolt.ErrCorrupt
+		return state.Key{}, state.ErrCorrupt
 	}
-	return bolt.Key{}, bolt.ErrUnknownKey
+	return state.Key{}, state.ErrUnknownKey
 }}
 
 // testServer returns a Server over ix and the test keys, logging JSON to the

@@ -19,6 +19,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/insight"
 	"frameindex/limiter"
+	"frameindex/state"
 )
 
 // The datasets of the question tests, shaped like the demo's (demo/demo.go):
@@ -28,14 +29,14 @@ import (
 // nothing on the test frames.
 func insightStore(balance int64) *memStore {
 	a, b, c := mustID(frameA), mustID(frameB), mustID(frameC)
-	num := func(name, label, unit, agg string, year int, aliases ...string) bolt.Attribute {
-		return bolt.Attribute{Name: name, Label: label, Unit: unit, Type: "number", Aggregation: agg, Year: year, Aliases: aliases}
+	num := func(name, label, unit, agg string, year int, aliases ...string) state.Attribute {
+		return state.Attribute{Name: name, Label: label, Unit: unit, Type: "number", Aggregation: agg, Year: year, Aliases: aliases}
 	}
-	cat := func(name, label string, aliases ...string) bolt.Attribute {
-		return bolt.Attribute{Name: name, Label: label, Type: "category", Aggregation: "mode", Aliases: aliases}
+	cat := func(name, label string, aliases ...string) state.Attribute {
+		return state.Attribute{Name: name, Label: label, Type: "category", Aggregation: "mode", Aliases: aliases}
 	}
-	ds := func(id, name string, frames, features int, perQuery bool, attrs ...bolt.Attribute) bolt.Access {
-		return bolt.Access{Dataset: bolt.Dataset{ID: id, Name: name, Price: 1, Owner: "org1", Attributes: attrs,
+	ds := func(id, name string, frames, features int, perQuery bool, attrs ...state.Attribute) state.Access {
+		return state.Access{Dataset: state.Dataset{ID: id, Name: name, Price: 1, Owner: "org1", Attributes: attrs,
 			Frames: frames, Features: features}, PerQuery: perQuery}
 	}
 	return &memStore{balance: balance, datasets: []memDataset{
@@ -393,8 +394,8 @@ func TestServer_HandleFramesInsight_CheckOrder(t *testing.T) {
 				insightOK(t, w)
 			} else {
 				env := wantError(t, w, tt.status, tt.code)
-				if tt.code == codeInsufficientScope && !strings.Contains(env.Error.Message, string(bolt.CapAskQuery)) {
-					t.Errorf("the message does not name %s: %s", bolt.CapAskQuery, env.Error.Message)
+				if tt.code == codeInsufficientScope && !strings.Contains(env.Error.Message, string(state.CapAskQuery)) {
+					t.Errorf("the message does not name %s: %s", state.CapAskQuery, env.Error.Message)
 				}
 			}
 			if !slices.Equal(asked, tt.insight) {
@@ -766,7 +767,7 @@ func TestServer_HandleFramesInsight_ServerErrors(t *testing.T) {
 	}{
 		{name: "no store", noData: true, cause: "no dataset store"},
 		{name: "Readable fails", modify: func(f *fakeData) {
-			f.ReadableFn = func(bolt.Key) ([]bolt.Access, error) { return nil, errStore }
+			f.ReadableFn = func(state.Key) ([]state.Access, error) { return nil, errStore }
 		}, cause: "disk on fire"},
 		{name: "ReadFrames fails", modify: func(f *fakeData) {
 			f.ReadFramesFn = func([]string, []uint64, bool, int) ([]bolt.FrameData, error) { return nil, errStore }
@@ -782,12 +783,12 @@ func TestServer_HandleFramesInsight_ServerErrors(t *testing.T) {
 			}
 		}, cause: "may not read"},
 		{name: "Charge fails", modify: func(f *fakeData) {
-			f.ChargeFn = func(string, string, string, []bolt.DatasetPrice, time.Time) ([]string, []string, error) {
+			f.ChargeFn = func(string, string, string, []state.DatasetPrice, time.Time) ([]string, []string, error) {
 				return nil, nil, errStore
 			}
 		}, cause: "disk on fire"},
 		{name: "Charge answers wrongly", modify: func(f *fakeData) {
-			f.ChargeFn = func(string, string, string, []bolt.DatasetPrice, time.Time) ([]string, []string, error) {
+			f.ChargeFn = func(string, string, string, []state.DatasetPrice, time.Time) ([]string, []string, error) {
 				return []string{"population"}, nil, nil
 			}
 		}, cause: "broke its contract"},
@@ -970,8 +971,8 @@ func FuzzDecodeInsightBody(f *testing.F) {
 func BenchmarkHandleInsight50(b *testing.B) {
 	ix := benchIndex(b)
 	const secret = "svc_sk_BenchBenchBenchBenchBenchBench00"
-	keys := digestKeys{bolt.Digest(secret): {ID: "key_bench", OrgID: "org_bench", Digest: bolt.Digest(secret),
-		Caps: []bolt.Capability{bolt.CapFrameRead, bolt.CapAskQuery}}}
+	keys := digestKeys{state.Digest(secret): {ID: "key_bench", OrgID: "org_bench", Digest: state.Digest(secret),
+		Caps: []state.Capability{state.CapFrameRead, state.CapAskQuery}}}
 	lc := limiter.DefaultConfig()
 	lc.Key = limiter.Limit{PerMinute: 6e10, Burst: 1e9}
 	lc.Org, lc.Insight = lc.Key, lc.Key
@@ -1004,7 +1005,7 @@ func BenchmarkHandleInsight50(b *testing.B) {
 			}
 		}
 	}
-	access, _ := m.Readable(bolt.Key{})
+	access, _ := m.Readable(state.Key{})
 	names := make([]string, len(access))
 	for i := range access {
 		names[i] = access[i].Dataset.ID

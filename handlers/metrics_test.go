@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
 	"frameindex/limiter"
 	"frameindex/narrate/ollamatest"
+	"frameindex/state"
 )
 
 // recMetrics records every hook call as a line of text.
@@ -93,10 +93,10 @@ func TestServer_MetricsRequestsAndRateLimits(t *testing.T) {
 func TestServer_MetricsCharges(t *testing.T) {
 	a, b := mustID(frameA), mustID(frameB)
 	m := &memStore{balance: 3, datasets: []memDataset{
-		{access: bolt.Access{Dataset: bolt.Dataset{ID: "own", Name: "Own"}}, attrs: map[uint64]string{a: `{"v":1}`}},
-		{access: bolt.Access{Dataset: bolt.Dataset{ID: "pq1", Name: "PQ one", Price: 3}, PerQuery: true},
+		{access: state.Access{Dataset: state.Dataset{ID: "own", Name: "Own"}}, attrs: map[uint64]string{a: `{"v":1}`}},
+		{access: state.Access{Dataset: state.Dataset{ID: "pq1", Name: "PQ one", Price: 3}, PerQuery: true},
 			attrs: map[uint64]string{a: `{"v":2}`, b: `{"v":3}`}},
-		{access: bolt.Access{Dataset: bolt.Dataset{ID: "pq2", Name: "PQ two", Price: 1}, PerQuery: true},
+		{access: state.Access{Dataset: state.Dataset{ID: "pq2", Name: "PQ two", Price: 1}, PerQuery: true},
 			attrs: map[uint64]string{a: `{"v":4}`}},
 	}}
 	s, _ := dataServer(t, m.fake())
@@ -127,7 +127,7 @@ func TestServer_MetricsWording(t *testing.T) {
 		{"kept", "About 12,000 people live in the 2 frames of Kano (2020 estimate).", 0, nil, "wording kept "},
 		{"wrong number", "About 13,500 people live in the 2 frames.", 0, nil, "wording discarded wrong_number"},
 		{"model fails", "", 500, nil, "wording discarded model_failed"},
-		{"no allowance", "12,345 people.", 0, bolt.ErrNoAllowance, "wording not_worded no_allowance"},
+		{"no allowance", "12,345 people.", 0, state.ErrNoAllowance, "wording not_worded no_allowance"},
 		{"reserve fails", "12,345 people.", 0, errors.New("disk full"), "wording not_worded store_failure"},
 	}
 	for _, tc := range tests {

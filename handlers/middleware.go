@@ -7,20 +7,20 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-
-	"frameindex/bolt"
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"frameindex/state"
 )
 
 // reqInfo is what the middleware and handlers learn about one request, for
 // its access-log line. It is used by the request's goroutine only.
 type reqInfo struct {
 	id      string
-	route   string   // the matched pattern, "" when none matched
-	keyID   string   // public id of the authenticated key
-	key     bolt.Key // the authenticated key, once its capability was checked
+	route   string    // the matched pattern, "" when none matched
+	keyID   string    // public id of the authenticated key
+	key     state.Key // the authenticated key, once its capability was checked
 	hasKey  bool
 	code    string // error code sent, "" on success
 	cause   error  // cause of an internal error; logged, never sent

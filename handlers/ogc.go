@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"strings"
 
-	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // OGC is a tree of calls mounted under /ogc (package ogc's Server: OGC
@@ -26,7 +26,7 @@ type OGC interface {
 	// error with ErrorCode, ErrorStatus and ErrorMessage methods is sent
 	// with that code and status, any other is a server failure (500,
 	// cause logged). It must not return an error after writing.
-	ServeKeyed(w http.ResponseWriter, r *http.Request, key bolt.Key, requestID string) error
+	ServeKeyed(w http.ResponseWriter, r *http.Request, key state.Key, requestID string) error
 }
 
 // ogcPrefix is where OGC calls are mounted.
@@ -44,7 +44,7 @@ func (s *Server) mountOGC() {
 	if s.ogc == nil {
 		return
 	}
-	h := s.deadline(s.requireKey(bolt.CapFrameRead, s.serveOGC))
+	h := s.deadline(s.requireKey(state.CapFrameRead, s.serveOGC))
 	for _, p := range s.ogc.Patterns() {
 		s.mux.Handle(p, h)
 	}

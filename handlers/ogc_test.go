@@ -15,14 +15,14 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
 	"frameindex/limiter"
+	"frameindex/state"
 )
 
 // fakeOGC is a mounted OGC whose ServeKeyed is set per test; it records the
 // keys it was given.
 type fakeOGC struct {
-	ServeFn func(w http.ResponseWriter, r *http.Request, key bolt.Key, requestID string) error
+	ServeFn func(w http.ResponseWriter, r *http.Request, key state.Key, requestID string) error
 	keys    []string
 }
 
@@ -30,7 +30,7 @@ func (f *fakeOGC) Patterns() []string {
 	return []string{"GET /ogc", "GET /ogc/{$}", "GET /ogc/collections", "GET /ogc/collections/{id}/items"}
 }
 
-func (f *fakeOGC) ServeKeyed(w http.ResponseWriter, r *http.Request, key bolt.Key, requestID string) error {
+func (f *fakeOGC) ServeKeyed(w http.ResponseWriter, r *http.Request, key state.Key, requestID string) error {
 	f.keys = append(f.keys, key.ID)
 	if requestID == "" {
 		return errors.New("no request id")
@@ -79,13 +79,13 @@ func basicAuth(user, pass string) string {
 }
 
 func TestServer_OGCMount(t *testing.T) {
-	ok := func(w http.ResponseWriter, r *http.Request, key bolt.Key, id string) error {
+	ok := func(w http.ResponseWriter, r *http.Request, key state.Key, id string) error {
 		w.Write([]byte("ok " + key.ID))
 		return nil
 	}
 	tests := []struct {
 		name, method, target, auth string
-		serve                      func(http.ResponseWriter, *http.Request, bolt.Key, string) error
+		serve                      func(http.ResponseWriter, *http.Request, state.Key, string) error
 		status                     int
 		code                       string // "" for success
 	}{
@@ -101,15 +101,15 @@ func TestServer_OGCMount(t *testing.T) {
 		{"unknown path", "GET", "/ogc/nothing", "", ok, 404, "not_found"},
 		{"another method", "POST", "/ogc/collections", "", ok, 405, "method_not_allowed"},
 		{"a coded error", "GET", "/ogc/collections", "Bearer " + secretGood,
-			func(http.ResponseWriter, *http.Request, bolt.Key, string) error {
+			func(http.ResponseWriter, *http.Request, state.Key, string) error {
 				return codedErr{"insufficient_credits", 402}
 			}, 402, "insufficient_credits"},
 		{"a coded error with a server status is a failure", "GET", "/ogc/collections", "Bearer " + secretGood,
-			func(http.ResponseWriter, *http.Request, bolt.Key, string) error { return codedErr{"weird", 503} }, 500, "internal"},
+			func(http.ResponseWriter, *http.Request, state.Key, string) error { return codedErr{"weird", 503} }, 500, "internal"},
 		{"a plain error", "GET", "/ogc/collections", "Bearer " + secretGood,
-			func(http.ResponseWriter, *http.Request, bolt.Key, string) error { return errors.New("disk on fire") }, 500, "internal"},
+			func(http.ResponseWriter, *http.Request, state.Key, string) error { return errors.New("disk on fire") }, 500, "internal"},
 		{"a panic", "GET", "/ogc/collections", "Bearer " + secretGood,
-			func(http.ResponseWriter, *http.Request, bolt.Key, string) error { panic("boom") }, 500, "internal"},
+			func(http.ResponseWriter, *http.Request, state.Key, string) error { panic("boom") }, 500, "internal"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -161,7 +161,7 @@ func TestServer_OGCBasicInvalidKeyMetered(t *testing.T) {
 		n++
 		return limiter.Decision{Allowed: n <= 5, State: limiter.State{Limit: 5, Remaining: max(5-n, 0), Reset: time.Minute, RetryAfter: 12 * time.Second}}, nil
 	}
-	h, _ := ogcServer(t, &fakeOGC{ServeFn: func(http.ResponseWriter, *http.Request, bolt.Key, string) error { return nil }}, lim)
+	h, _ := ogcServer(t, &fakeOGC{ServeFn: func(http.ResponseWriter, *http.Request, state.Key, string) error { return nil }}, lim)
 	cred := basicAuth("qgis", "svc_sk_wrongwrongwrong")
 	for i := 1; i <= 6; i++ {
 		r := httptest.NewRequest("GET", "/ogc/collections", nil)
@@ -196,7 +196,7 @@ func TestServer_OGCBasicInvalidKeyMetered(t *testing.T) {
 // An error after the answer started cannot become an exception: the
 // connection is aborted and the failure logged.
 func TestServer_OGCErrorAfterWriting(t *testing.T) {
-	o := &fakeOGC{ServeFn: func(w http.ResponseWriter, r *http.Request, key bolt.Key, id string) error {
+	o := &fakeOGC{ServeFn: func(w http.ResponseWriter, r *http.Request, key state.Key, id string) error {
 		w.WriteHeader(200)
 		w.Write([]byte("partial"))
 		return errors.New("late failure")

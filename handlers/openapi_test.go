@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/insight"
 	"frameindex/limiter"
+	"frameindex/state"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -334,7 +334,7 @@ func TestOpenAPI_DataResponses(t *testing.T) {
 	// A frame where dataset "many" holds 250 features, to show the cap.
 	capped := id(9700, 22480)
 	capStore := func() *Server {
-		md := memDataset{access: bolt.Access{Dataset: bolt.Dataset{ID: "many", Name: "Many"}},
+		md := memDataset{access: state.Access{Dataset: state.Dataset{ID: "many", Name: "Many"}},
 			features: map[uint64][]string{mustID(capped): slices.Repeat([]string{clinicFeat}, 250)}}
 		return New(Config{Frames: func() FrameIndex { return abuja }, Keys: func() KeyLookup { return dataKeys },
 			Limiter: allowAll, Data: (&memStore{datasets: []memDataset{md}}).fake()})
@@ -395,7 +395,7 @@ func TestOpenAPI_DataResponses(t *testing.T) {
 }
 
 func TestOpenAPI_RejectsWrongDataBodies(t *testing.T) {
-	// The data schemas must refuse these breaches of contract §3.
+	// The data schemas must refuse these breaches of docs/contract.md §3.
 	_, router := loadOpenAPI(t)
 	target := "/v1/frames/data?ids=" + frameB + "," + frameOut
 	tests := []struct {

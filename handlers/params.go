@@ -10,7 +10,7 @@ import (
 	"frameindex/grid"
 )
 
-// Caps and defaults of GET /v1/frames (contract §2).
+// Caps and defaults of GET /v1/frames (docs/contract.md §2).
 const (
 	maxLimit = 5000 // frames a bbox query returns at most; the default limit
 	maxIDs   = 100  // ids a query may list, counted before duplicates are removed
@@ -353,7 +353,7 @@ type framesQuery struct {
 	limit int
 }
 
-// parseFramesQuery reads bbox, limit and ids of GET /v1/frames (contract §2):
+// parseFramesQuery reads bbox, limit and ids of GET /v1/frames (docs/contract.md §2):
 // either bbox (once) with an optional limit (once), or ids (repeatable), not
 // both; limit with ids is refused. Other parameters are ignored. Errors are
 // invalid_bbox for a missing or malformed bbox, invalid otherwise.

@@ -19,6 +19,7 @@ import (
 	"frameindex/limiter"
 	"frameindex/narrate"
 	"frameindex/narrate/ollamatest"
+	"frameindex/state"
 )
 
 // clinicDistanceKm is the great-circle distance from clinicFeat's point to
@@ -131,9 +132,9 @@ func TestServer_HandleFramesInsight_Hybrid(t *testing.T) {
 	m := insightStore(10)
 	a, b := mustID(frameA), mustID(frameB)
 	m.datasets = append(m.datasets, memDataset{
-		access: bolt.Access{Dataset: bolt.Dataset{ID: "schools", Name: "Schools", Owner: "org1", Version: 1,
+		access: state.Access{Dataset: state.Dataset{ID: "schools", Name: "Schools", Owner: "org1", Version: 1,
 			Description: "Pupils enrolled in primary schools.",
-			Attributes:  []bolt.Attribute{{Name: "pupils", Label: "Pupils enrolled", Type: "number", Aggregation: "sum"}}}},
+			Attributes:  []state.Attribute{{Name: "pupils", Label: "Pupils enrolled", Type: "number", Aggregation: "sum"}}}},
 		attrs: map[uint64]string{a: `{"pupils":30}`, b: `{"pupils":12}`}})
 	var logs bytes.Buffer
 	s := New(Config{Frames: func() FrameIndex { return abuja }, Keys: func() KeyLookup { return dataKeys },
@@ -256,8 +257,8 @@ func (q questionBenchStore) ReadFrames(ids []string, frames []uint64, withFeatur
 func BenchmarkHandleInsightQuestions50(b *testing.B) {
 	ix := benchIndex(b)
 	const secret = "svc_sk_BenchBenchBenchBenchBenchBench00"
-	keys := digestKeys{bolt.Digest(secret): {ID: "key_bench", OrgID: "org_bench", Digest: bolt.Digest(secret),
-		Caps: []bolt.Capability{bolt.CapFrameRead, bolt.CapFeatureRead, bolt.CapAskQuery}}}
+	keys := digestKeys{state.Digest(secret): {ID: "key_bench", OrgID: "org_bench", Digest: state.Digest(secret),
+		Caps: []state.Capability{state.CapFrameRead, state.CapFeatureRead, state.CapAskQuery}}}
 	lc := limiter.DefaultConfig()
 	lc.Key = limiter.Limit{PerMinute: 6e10, Burst: 1e9}
 	lc.Org, lc.Insight = lc.Key, lc.Key
@@ -292,7 +293,7 @@ func BenchmarkHandleInsightQuestions50(b *testing.B) {
 			}
 		}
 	}
-	acc, _ := m.Readable(bolt.Key{})
+	acc, _ := m.Readable(state.Key{})
 	names := make([]string, len(acc))
 	for i := range acc {
 		names[i] = acc[i].Dataset.ID

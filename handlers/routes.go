@@ -3,7 +3,7 @@ package handlers
 import (
 	"net/http"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // routes registers every call. Each frame call checks its key and capability
@@ -12,10 +12,10 @@ import (
 // is a few hundred nanoseconds of work, so it skips the per-request timer,
 // and the server's write timeout still bounds it.
 func (s *Server) routes() {
-	s.mux.HandleFunc("GET /v1/frames/at", s.requireKey(bolt.CapFrameRead, s.handleFramesAt))
-	s.mux.Handle("GET /v1/frames", s.deadline(s.requireKey(bolt.CapFrameRead, s.handleFrames)))
-	s.mux.Handle("GET /v1/frames/data", s.deadline(s.requireKey(bolt.CapFrameRead, s.handleFramesData)))
-	s.mux.Handle("POST /v1/frames/insight", s.deadline(s.requireKeyFor(bolt.CapAskQuery, true, s.handleFramesInsight)))
+	s.mux.HandleFunc("GET /v1/frames/at", s.requireKey(state.CapFrameRead, s.handleFramesAt))
+	s.mux.Handle("GET /v1/frames", s.deadline(s.requireKey(state.CapFrameRead, s.handleFrames)))
+	s.mux.Handle("GET /v1/frames/data", s.deadline(s.requireKey(state.CapFrameRead, s.handleFramesData)))
+	s.mux.Handle("POST /v1/frames/insight", s.deadline(s.requireKeyFor(state.CapAskQuery, true, s.handleFramesInsight)))
 	s.mux.HandleFunc("GET /openapi.json", s.handleOpenAPI)
 	s.healthRoutes()
 	s.mountOGC()

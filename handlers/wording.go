@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"frameindex/bolt"
 	"frameindex/insight"
 	"frameindex/narrate"
+	"frameindex/state"
 )
 
 // Narrator words computed answers; *narrate.Client implements it.
@@ -23,9 +23,9 @@ type Narrator interface {
 // allowance, then its credits, under the daily ceiling; *bolt.Store
 // implements it. Each call is one transaction.
 type Allowance interface {
-	ReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (bolt.Reservation, error)
-	CommitAnswer(r bolt.Reservation) error
-	RefundAnswer(r bolt.Reservation, now time.Time) error
+	ReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (state.Reservation, error)
+	CommitAnswer(r state.Reservation) error
+	RefundAnswer(r state.Reservation, now time.Time) error
 }
 
 // Bounds of the wording step.
@@ -57,13 +57,13 @@ type wording struct {
 // the figures, then commit the reservation, or refund it when the model
 // failed or its wording was discarded. The outcome is logged with its
 // reason, never with the question.
-func (s *Server) word(w http.ResponseWriter, r *http.Request, key bolt.Key, p insightParams, res insight.Insight) wording {
+func (s *Server) word(w http.ResponseWriter, r *http.Request, key state.Key, p insightParams, res insight.Insight) wording {
 	if s.narrator == nil || res.Confidence == insight.ConfidenceUnknown || res.Headline == "" {
 		return wording{}
 	}
 	now := s.now()
 	rsv, err := s.allowance.ReserveAnswer(key.OrgID, key.ID, requestIDOf(w), s.answerCredits, now)
-	if errors.Is(err, bolt.ErrNoAllowance) {
+	if errors.Is(err, state.ErrNoAllowance) {
 		s.countWording(WordingNotWorded, WordingReasonNoAllowance)
 		return wording{notice: noticeNoAllowance}
 	}

@@ -20,6 +20,7 @@ import (
 	"frameindex/insight"
 	"frameindex/narrate"
 	"frameindex/narrate/ollamatest"
+	"frameindex/state"
 )
 
 // fakeAllowance records what the wording step reserved, committed and
@@ -27,30 +28,30 @@ import (
 type fakeAllowance struct {
 	mu         sync.Mutex
 	reserveErr error
-	reserved   []bolt.Reservation
+	reserved   []state.Reservation
 	committed  []uint64
 	refunded   []uint64
 }
 
-func (a *fakeAllowance) ReserveAnswer(orgID, keyID, requestID string, cost int64, now time.Time) (bolt.Reservation, error) {
+func (a *fakeAllowance) ReserveAnswer(orgID, keyID, requestID string, cost int64, now time.Time) (state.Reservation, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.reserveErr != nil {
-		return bolt.Reservation{}, a.reserveErr
+		return state.Reservation{}, a.reserveErr
 	}
-	r := bolt.Reservation{ID: uint64(len(a.reserved) + 1), OrgID: orgID, KeyID: keyID, RequestID: requestID, Credits: cost}
+	r := state.Reservation{ID: uint64(len(a.reserved) + 1), OrgID: orgID, KeyID: keyID, RequestID: requestID, Credits: cost}
 	a.reserved = append(a.reserved, r)
 	return r, nil
 }
 
-func (a *fakeAllowance) CommitAnswer(r bolt.Reservation) error {
+func (a *fakeAllowance) CommitAnswer(r state.Reservation) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.committed = append(a.committed, r.ID)
 	return nil
 }
 
-func (a *fakeAllowance) RefundAnswer(r bolt.Reservation, now time.Time) error {
+func (a *fakeAllowance) RefundAnswer(r state.Reservation, now time.Time) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.refunded = append(a.refunded, r.ID)
@@ -130,7 +131,7 @@ func TestServer_Wording(t *testing.T) {
 		{"model slower than the budget", body, "12,345 people.", 0, 10 * time.Second, nil, "deterministic", false, 0, 1},
 		{"report kept", report, "## Population\n\n- 12,345 people live in the 2 selected frames (2020).", 0, 0, nil, "llm", false, 1, 0},
 		{"report without sections", report, "12,345 people live in the 2 selected frames.", 0, 0, nil, "deterministic", false, 0, 1},
-		{"allowance and credits spent", body, "12,345 people.", 0, 0, bolt.ErrNoAllowance, "deterministic", true, 0, 0},
+		{"allowance and credits spent", body, "12,345 people.", 0, 0, state.ErrNoAllowance, "deterministic", true, 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -279,7 +280,7 @@ func TestCaptureClaimAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := bolt.Key{ID: "capture", OrgID: "demo", Caps: []bolt.Capability{bolt.CapFrameRead, bolt.CapFeatureRead, bolt.CapAskQuery}}
+	key := state.Key{ID: "capture", OrgID: "demo", Caps: []state.Capability{state.CapFrameRead, state.CapFeatureRead, state.CapAskQuery}}
 	var out []claimAnswer
 	for _, sel := range claimSelections {
 		row, col := grid.CellAt(sel.lat, sel.lon)
@@ -414,6 +415,15 @@ func TestFiguresOf_Claims(t *testing.T) {
 		{"population density", "The frames cover 6,802 hectares.", narrate.FailUnit},
 		{"people per building", "There are about 5.2 people per building; frame 433102008 has 4.93.", ""},
 		{"people per building", "There are 5.15 buildings per person.", narrate.FailUnit},
+		// A figure with its year before its label is kept when right; a
+		// bound rounded past the figure is a number the server did not
+		// compute.
+		{"how many people live here", "The 2020 population of the 3 frames is 17,345.", ""},
+		{"how many people live here", "Their 2020 estimated population is about 17,300 people.", ""},
+		{"how many people live here", "The 2020 population of the 3 frames is 17,354.", narrate.FailNumber},
+		{"how many people live here", "More than 17,000 people live here.", ""},
+		{"how many people live here", "Fewer than 17,400 people live here.", narrate.FailNumber},
+		{"how many people live here", "More than 18,000 people live here.", narrate.FailNumber},
 	}
 	for _, tc := range tests {
 		res := insight.Answer(claimRequest(tc.q))

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // csvInput is a CSV input whose header has been read.
@@ -44,7 +44,7 @@ func (im *importer) openCSV(r io.Reader, path string, input int, skip bool) (*cs
 	bad, csvErr := c.bad, c.csvErr
 	header, err := cr.Read()
 	if err == io.EOF {
-		return nil, fmt.Errorf("%w: %s: the file is empty; want a header row (frame_id, or lat and lon, and attribute columns)", bolt.ErrInvalid, path)
+		return nil, fmt.Errorf("%w: %s: the file is empty; want a header row (frame_id, or lat and lon, and attribute columns)", state.ErrInvalid, path)
 	}
 	if err != nil {
 		return nil, csvErr(err)
@@ -101,7 +101,7 @@ func (im *importer) openCSV(r io.Reader, path string, input int, skip bool) (*cs
 
 // bad reports bad input at a line of the file.
 func (c *csvInput) bad(line int, format string, args ...any) error {
-	return fmt.Errorf("%w: %s line %d: %s", bolt.ErrInvalid, c.path, line, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s line %d: %s", state.ErrInvalid, c.path, line, fmt.Sprintf(format, args...))
 }
 
 // csvErr reports an error of the CSV reader, at its line when it has one.
@@ -113,7 +113,7 @@ func (c *csvInput) csvErr(err error) error {
 	if errors.As(err, &pe) {
 		return c.bad(pe.Line, "%v", pe.Err)
 	}
-	return fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, c.path, err)
+	return fmt.Errorf("%w: %s: %v", state.ErrInvalid, c.path, err)
 }
 
 // csvBuffer is the read buffer of a CSV input.
@@ -200,7 +200,7 @@ func (c *csvInput) read(ctx context.Context) error {
 			}
 			a := im.attrs[k]
 			v := im.scratch[:0]
-			if a.Type == bolt.TypeNumber {
+			if a.Type == state.TypeNumber {
 				var ok bool
 				if v, ok = appendNumber(v, f); !ok {
 					if strings.TrimSpace(f) == "" {
@@ -221,7 +221,7 @@ func (c *csvInput) read(ctx context.Context) error {
 		}
 	}
 	if rows == 0 {
-		return fmt.Errorf("%w: %s: the file has a header but no rows", bolt.ErrInvalid, path)
+		return fmt.Errorf("%w: %s: the file has a header but no rows", state.ErrInvalid, path)
 	}
 	return nil
 }

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // derivedAggs holds the attributes a features input derives per frame:
@@ -39,7 +39,7 @@ type modeCount struct {
 type derivedSpec struct {
 	input int
 	attr  int
-	agg   string // bolt.AggSum, AggMean or AggMode; count is a sum of ones
+	agg   string // state.AggSum, AggMean or AggMode; count is a sum of ones
 	num   bool   // the attribute is a number
 }
 
@@ -91,7 +91,7 @@ func (d *derivedAggs) addNumber(frame uint64, spec int, v float64, text string, 
 		a.first = int32(min(feature, math.MaxInt32))
 	}
 	a.n++
-	if d.specs[spec].agg == bolt.AggMode {
+	if d.specs[spec].agg == state.AggMode {
 		d.countMode(k, spec, text)
 		return
 	}
@@ -145,9 +145,9 @@ func (im *importer) finishDerived() error {
 			}
 			text = text[:0]
 			switch s.agg {
-			case bolt.AggSum:
+			case state.AggSum:
 				text = appendNumberValue(text, a.sum)
-			case bolt.AggMean:
+			case state.AggMean:
 				text = appendNumberValue(text, a.sum/float64(a.n))
 			default:
 				v := d.values[modes[modeCount{slot: k, spec: uint16(si)}].value]
@@ -157,12 +157,12 @@ func (im *importer) finishDerived() error {
 					text = grid.AppendJSONString(text, v)
 				}
 			}
-			if s.agg != bolt.AggMode && (math.IsInf(a.sum, 0) || math.IsNaN(a.sum)) {
+			if s.agg != state.AggMode && (math.IsInf(a.sum, 0) || math.IsNaN(a.sum)) {
 				return fmt.Errorf("%w: %s: the %s of attribute %q on frame %d is not a finite number",
-					bolt.ErrInvalid, im.paths[s.input], s.agg, im.attrs[s.attr].Name, d.frames[k])
+					state.ErrInvalid, im.paths[s.input], s.agg, im.attrs[s.attr].Name, d.frames[k])
 			}
 			if err := im.addEntry(d.frames[k], s.attr, s.input, int(a.first), text); err != nil {
-				return fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, im.paths[s.input], err)
+				return fmt.Errorf("%w: %s: %v", state.ErrInvalid, im.paths[s.input], err)
 			}
 		}
 	}

@@ -7,7 +7,7 @@
 //
 // Nothing is written here: Gather returns the records and package bolt
 // stores them. Bad input is refused with the file, the line or feature, and
-// the reason; errors wrap bolt.ErrInvalid.
+// the reason; errors wrap state.ErrInvalid.
 //
 // Inputs are opened by open.go: a regular file, a named pipe, or standard
 // input ("-", Stdin) for CSV, GeoJSON and GeoJSON text sequences; a

@@ -9,8 +9,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/internal/jsonscan"
+	"frameindex/state"
 )
 
 // featuresInput is a features input: each feature is stored, compact, on
@@ -41,7 +42,7 @@ func (im *importer) openFeatures(src vectorSource, in checkedInput, input int) (
 	fi := &featuresInput{im: im, src: src, path: in.path, input: input, skip: in.skip, only: in.only, count: -1}
 	if in.count >= 0 {
 		im.given[in.count] = true
-		fi.count = im.derived.addSpec(derivedSpec{input: input, attr: in.count, agg: bolt.AggSum, num: true})
+		fi.count = im.derived.addSpec(derivedSpec{input: input, attr: in.count, agg: state.AggSum, num: true})
 	}
 	if err := checkFields(src, in); err != nil {
 		return nil, err
@@ -49,7 +50,7 @@ func (im *importer) openFeatures(src vectorSource, in checkedInput, input int) (
 	for _, p := range in.props {
 		a := im.attrs[p.attr]
 		im.given[p.attr] = true
-		spec := im.derived.addSpec(derivedSpec{input: input, attr: p.attr, agg: a.Aggregation, num: a.Type == bolt.TypeNumber})
+		spec := im.derived.addSpec(derivedSpec{input: input, attr: p.attr, agg: a.Aggregation, num: a.Type == state.TypeNumber})
 		fi.takes = append(fi.takes, takeSpec{property: p.property, attr: p.attr, spec: spec})
 	}
 	return fi, nil
@@ -68,7 +69,7 @@ func checkFields(src vectorSource, in checkedInput) error {
 			found = found || f == p.property
 		}
 		if !found {
-			return fmt.Errorf("%w: %s: property %q is not a field of this %s (fields: %s)", bolt.ErrInvalid, in.path, p.property, src.describe(), clip(fmt.Sprint(fields)))
+			return fmt.Errorf("%w: %s: property %q is not a field of this %s (fields: %s)", state.ErrInvalid, in.path, p.property, src.describe(), clip(fmt.Sprint(fields)))
 		}
 	}
 	return nil
@@ -85,7 +86,7 @@ func (fi *featuresInput) read(ctx context.Context) error {
 		}
 		n++
 		bad := func(format string, args ...any) error {
-			return fmt.Errorf("%w: %s feature %d: %s", bolt.ErrInvalid, path, i, fmt.Sprintf(format, args...))
+			return fmt.Errorf("%w: %s feature %d: %s", state.ErrInvalid, path, i, fmt.Sprintf(format, args...))
 		}
 		pt, err := RepresentativePoint(f.Geometry)
 		if err != nil {
@@ -120,7 +121,7 @@ func (fi *featuresInput) read(ctx context.Context) error {
 		return err
 	}
 	if n == 0 {
-		return fmt.Errorf("%w: %s: no features", bolt.ErrInvalid, path)
+		return fmt.Errorf("%w: %s: no features", state.ErrInvalid, path)
 	}
 	return nil
 }
@@ -142,7 +143,7 @@ func (fi *featuresInput) take(frame uint64, i int, props []byte, bad func(string
 			switch v.Type {
 			case gjson.Null:
 			case gjson.Number:
-				if a.Type != bolt.TypeNumber {
+				if a.Type != state.TypeNumber {
 					err = bad("property %q is the number %s, but attribute %q is a %s (want a string)", t.property, clip(v.Raw), a.Name, a.Type)
 					return false
 				}
@@ -153,14 +154,14 @@ func (fi *featuresInput) take(frame uint64, i int, props []byte, bad func(string
 				}
 				fi.im.derived.addNumber(frame, t.spec, x, modeKey(v.Raw), i)
 			case gjson.String:
-				if a.Type == bolt.TypeNumber {
+				if a.Type == state.TypeNumber {
 					err = bad("property %q is the string %q, but attribute %q is a number (%s); a %s needs numbers", t.property, clip(v.Str), a.Name, a.Aggregation, a.Aggregation)
 					return false
 				}
 				fi.im.derived.addText(frame, t.spec, v.Str, i)
 			default:
-				err = bad("property %q is %s; attribute %q takes a %s", t.property, jsonKind(v), a.Name,
-					map[bool]string{true: "number", false: "string"}[a.Type == bolt.TypeNumber])
+				err = bad("property %q is %s; attribute %q takes a %s", t.property, jsonscan.KindOf(v.Raw).String(), a.Name,
+					map[bool]string{true: "number", false: "string"}[a.Type == state.TypeNumber])
 				return false
 			}
 		}

@@ -7,12 +7,12 @@ import (
 	"io"
 	"os"
 
-	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/ingest/crs"
 	"frameindex/ingest/gpkg"
 	"frameindex/ingest/raster"
 	"frameindex/ingest/shapefile"
+	"frameindex/state"
 )
 
 // fileSource streams a shapefile or a GeoPackage layer: the readers give
@@ -39,11 +39,11 @@ func (s *fileSource) each(ctx context.Context, fn func(int, grid.InFeature) erro
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+			return fmt.Errorf("%w: %v", state.ErrInvalid, err)
 		}
 		f, err := parseFeature(text)
 		if err != nil {
-			return fmt.Errorf("%w: %s feature %d: %v", bolt.ErrInvalid, s.path, i, err)
+			return fmt.Errorf("%w: %s feature %d: %v", state.ErrInvalid, s.path, i, err)
 		}
 		if err := fn(i, f); err != nil {
 			return err
@@ -76,7 +76,7 @@ func openVectorFile(kind int, in checkedInput) (*fileSource, error) {
 		return system.ToWGS84, nil
 	}})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %v", state.ErrInvalid, err)
 	}
 	if sys == "" {
 		sys = "EPSG:4326"
@@ -128,11 +128,11 @@ type rasterInput struct {
 func (im *importer) openRaster(_ context.Context, in checkedInput, input int) (*openInput, error) {
 	im.register(in.path, input, inputRaster)
 	if !im.lattice {
-		return nil, fmt.Errorf("%w: %s: rasters are aggregated onto the 30-arc-second lattice, and this file's grid is an imported polygon grid", bolt.ErrInvalid, in.path)
+		return nil, fmt.Errorf("%w: %s: rasters are aggregated onto the 30-arc-second lattice, and this file's grid is an imported polygon grid", state.ErrInvalid, in.path)
 	}
 	f, err := os.Open(in.path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %v", state.ErrInvalid, err)
 	}
 	st, err := f.Stat()
 	if err != nil || st.IsDir() {
@@ -140,21 +140,21 @@ func (im *importer) openRaster(_ context.Context, in checkedInput, input int) (*
 		if err == nil {
 			err = errors.New("is a directory, not a GeoTIFF")
 		}
-		return nil, fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, in.path, err)
+		return nil, fmt.Errorf("%w: %s: %v", state.ErrInvalid, in.path, err)
 	}
 	r, err := raster.Open(f, st.Size(), in.path)
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %v", state.ErrInvalid, err)
 	}
 	im.closers = append(im.closers, f.Close)
 	if in.band > r.Bands() {
-		return nil, fmt.Errorf("%w: %s: band %d: the raster has %d band(s)", bolt.ErrInvalid, in.path, in.band, r.Bands())
+		return nil, fmt.Errorf("%w: %s: band %d: the raster has %d band(s)", state.ErrInvalid, in.path, in.band, r.Bands())
 	}
 	a := im.attrs[in.attr]
 	agg, err := raster.ParseAggregation(a.Aggregation)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: attribute %q: %v", bolt.ErrInvalid, in.path, a.Name, err)
+		return nil, fmt.Errorf("%w: %s: attribute %q: %v", state.ErrInvalid, in.path, a.Name, err)
 	}
 	im.given[in.attr] = true
 	ri := &rasterInput{im: im, r: r, path: in.path, input: input, attr: in.attr, band: in.band, agg: agg}
@@ -163,7 +163,7 @@ func (im *importer) openRaster(_ context.Context, in checkedInput, input int) (*
 
 func (ri *rasterInput) read(ctx context.Context) error {
 	im := ri.im
-	category := im.attrs[ri.attr].Type == bolt.TypeCategory
+	category := im.attrs[ri.attr].Type == state.TypeCategory
 	var text []byte
 	err := ri.r.Frames(ctx, ri.band, ri.agg, func(frame uint64, v float64) error {
 		if _, ok := im.ix.Shape(frame); !ok {
@@ -177,8 +177,8 @@ func (ri *rasterInput) read(ctx context.Context) error {
 		}
 		return im.addEntry(frame, ri.attr, ri.input, 0, text)
 	})
-	if err != nil && !errors.Is(err, bolt.ErrInvalid) && ctx.Err() == nil {
-		err = fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+	if err != nil && !errors.Is(err, state.ErrInvalid) && ctx.Err() == nil {
+		err = fmt.Errorf("%w: %v", state.ErrInvalid, err)
 	}
 	return err
 }
@@ -188,7 +188,7 @@ func (ri *rasterInput) read(ctx context.Context) error {
 func openShapefile(in checkedInput) (*fileSource, error) {
 	r, err := shapefile.Open(in.path, shapefile.Options{Layer: in.layer})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %v", state.ErrInvalid, err)
 	}
 	return newFileSource(in.path, vectorShapefile, "shapefile ("+r.System().String()+")", r,
 		func(f shapefile.Field) string { return f.Name },

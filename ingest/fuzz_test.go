@@ -11,6 +11,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/index"
+	"frameindex/state"
 )
 
 // fuzzIndex is the small test lattice as an index, without a store.
@@ -65,7 +66,7 @@ func FuzzAppendNumber(f *testing.F) {
 }
 
 // FuzzReadCSV: any bytes as a CSV input never panic; errors name the file
-// and wrap bolt.ErrInvalid; accepted input yields JSON attribute objects.
+// and wrap state.ErrInvalid; accepted input yields JSON attribute objects.
 func FuzzReadCSV(f *testing.F) {
 	id := strconv.FormatUint(cell(9705, 22485), 10)
 	for _, s := range []string{
@@ -82,9 +83,9 @@ func FuzzReadCSV(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	ix := fuzzIndex()
-	attrs := []bolt.Attribute{attrPop, attrClass}
+	attrs := []state.Attribute{attrPop, attrClass}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		im := newImporter(ix, bolt.Dataset{ID: "fuzz", Attributes: attrs}, true)
+		im := newImporter(ix, state.Dataset{ID: "fuzz", Attributes: attrs}, true)
 		defer im.close()
 		c, err := im.openCSV(bytes.NewReader(data), "/in.csv", 0, false)
 		if err == nil {
@@ -156,10 +157,10 @@ func FuzzReadZones(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	ix := fuzzIndex()
-	attrs := []bolt.Attribute{attrState, attrNum}
+	attrs := []state.Attribute{attrState, attrNum}
 	props := []zoneProp{{"n", 1}, {"st", 0}}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		im := newImporter(ix, bolt.Dataset{ID: "fuzz", Attributes: attrs}, true)
+		im := newImporter(ix, state.Dataset{ID: "fuzz", Attributes: attrs}, true)
 		defer im.close()
 		z, err := im.openZones(&geojsonSource{r: bytes.NewReader(data), path: "/z.geojson"}, checkedInput{path: "/z.geojson", props: props}, 0)
 		if err != nil {

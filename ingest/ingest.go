@@ -16,6 +16,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/index"
+	"frameindex/state"
 )
 
 // Opener opens an input file for reading; step names the step for progress
@@ -26,7 +27,7 @@ type Opener func(path, step string) (io.Reader, func() error, error)
 func OpenFile(path, _ string) (io.Reader, func() error, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+		return nil, nil, fmt.Errorf("%w: %v", state.ErrInvalid, err)
 	}
 	return f, f.Close, nil
 }
@@ -55,31 +56,31 @@ type Sink interface {
 // visible until the final switch; on any error the staged version is
 // removed and the old one keeps being served.
 //
-// Errors wrap bolt.ErrInvalid for bad input and name the file and the line
+// Errors wrap state.ErrInvalid for bad input and name the file and the line
 // (CSV, counted from 1, the header being line 1), the feature (counted from
-// 0), or the raster's strip or tile, with the reason; bolt.ErrNotFound when
+// 0), or the raster's strip or tile, with the reason; state.ErrNotFound when
 // the owner does not exist; bolt.ErrNoGrid when the file holds no grid;
 // ctx's error when ctx ends.
-func Import(ctx context.Context, m Manifest, store *bolt.Store, open Opener, now time.Time) (bolt.Dataset, int, error) {
+func Import(ctx context.Context, m Manifest, store *bolt.Store, open Opener, now time.Time) (state.Dataset, int, error) {
 	im, ins, err := prepare(ctx, m, store, open)
 	if err != nil {
-		return bolt.Dataset{}, 0, err
+		return state.Dataset{}, 0, err
 	}
 	defer im.close()
 	if err := im.readAll(ctx, ins); err != nil {
-		return bolt.Dataset{}, 0, err
+		return state.Dataset{}, 0, err
 	}
 	w, err := store.BeginImport(im.dataset, now)
 	if err != nil {
-		return bolt.Dataset{}, 0, err
+		return state.Dataset{}, 0, err
 	}
 	if err := im.emit(ctx, w); err != nil {
 		w.Abort()
-		return bolt.Dataset{}, 0, err
+		return state.Dataset{}, 0, err
 	}
 	d, err := w.Commit()
 	if err != nil {
-		return bolt.Dataset{}, 0, err
+		return state.Dataset{}, 0, err
 	}
 	return d, im.skipped, nil
 }
@@ -87,18 +88,18 @@ func Import(ctx context.Context, m Manifest, store *bolt.Store, open Opener, now
 // Gather is Import without the store write: it returns the dataset and its
 // records in ascending frame order, all in memory (tests and small
 // imports), and how many rows or features were skipped. It writes nothing.
-func Gather(ctx context.Context, m Manifest, store *bolt.Store, open Opener) (bolt.Dataset, []bolt.FrameRecord, int, error) {
+func Gather(ctx context.Context, m Manifest, store *bolt.Store, open Opener) (state.Dataset, []bolt.FrameRecord, int, error) {
 	im, ins, err := prepare(ctx, m, store, open)
 	if err != nil {
-		return bolt.Dataset{}, nil, 0, err
+		return state.Dataset{}, nil, 0, err
 	}
 	defer im.close()
 	if err := im.readAll(ctx, ins); err != nil {
-		return bolt.Dataset{}, nil, 0, err
+		return state.Dataset{}, nil, 0, err
 	}
 	var sink memSink
 	if err := im.emit(ctx, &sink); err != nil {
-		return bolt.Dataset{}, nil, 0, err
+		return state.Dataset{}, nil, 0, err
 	}
 	return im.dataset, sink.records, im.skipped, nil
 }
@@ -153,7 +154,7 @@ func prepare(ctx context.Context, m Manifest, store *bolt.Store, open Opener) (*
 		if !ok {
 			im.close()
 			return nil, nil, fmt.Errorf("%w: dataset %q: attribute %q is declared but no input gives it (no CSV column, property, count or raster maps to it)",
-				bolt.ErrInvalid, d.ID, im.attrs[k].Name)
+				state.ErrInvalid, d.ID, im.attrs[k].Name)
 		}
 	}
 	return im, opened, nil
@@ -163,8 +164,8 @@ func prepare(ctx context.Context, m Manifest, store *bolt.Store, open Opener) (*
 func (im *importer) readAll(ctx context.Context, ins []*openInput) error {
 	for _, oi := range ins {
 		err := oi.read(ctx)
-		if err != nil && !errors.Is(err, bolt.ErrInvalid) && ctx.Err() == nil {
-			err = fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+		if err != nil && !errors.Is(err, state.ErrInvalid) && ctx.Err() == nil {
+			err = fmt.Errorf("%w: %v", state.ErrInvalid, err)
 		}
 		if err != nil {
 			return err
@@ -181,8 +182,8 @@ func (im *importer) readAll(ctx context.Context, ins []*openInput) error {
 type importer struct {
 	ix      *index.Index
 	lattice bool
-	dataset bolt.Dataset
-	attrs   []bolt.Attribute
+	dataset state.Dataset
+	attrs   []state.Attribute
 	byName  map[string]int
 	given   []bool // attribute i is given by some input
 	entries []attrEntry
@@ -208,7 +209,7 @@ type attrEntry struct {
 // maxArena bounds the value arena so that offsets fit their fields.
 const maxArena = math.MaxUint32
 
-func newImporter(ix *index.Index, d bolt.Dataset, lattice bool) *importer {
+func newImporter(ix *index.Index, d state.Dataset, lattice bool) *importer {
 	im := &importer{ix: ix, lattice: lattice, dataset: d, attrs: d.Attributes, byName: map[string]int{},
 		given: make([]bool, len(d.Attributes)), feats: newSpillSorter(spillBytes)}
 	for i, a := range d.Attributes {
@@ -287,12 +288,12 @@ func (im *importer) emit(ctx context.Context, sink Sink) error {
 	})
 	for i := 1; i < len(es); i++ {
 		if es[i].frame == es[i-1].frame && es[i].attr == es[i-1].attr {
-			return fmt.Errorf("%w: dataset %q: frame %d is given attribute %q twice: by %s and by %s", bolt.ErrInvalid, im.dataset.ID, es[i].frame,
+			return fmt.Errorf("%w: dataset %q: frame %d is given attribute %q twice: by %s and by %s", state.ErrInvalid, im.dataset.ID, es[i].frame,
 				im.attrs[es[i].attr].Name, im.place(es[i-1].input, es[i-1].pos), im.place(es[i].input, es[i].pos))
 		}
 	}
 	if len(es) == 0 && im.feats.n == 0 {
-		return fmt.Errorf("%w: dataset %q: nothing to import: no frame got an attribute value or a feature", bolt.ErrInvalid, im.dataset.ID)
+		return fmt.Errorf("%w: dataset %q: nothing to import: no frame got an attribute value or a feature", state.ErrInvalid, im.dataset.ID)
 	}
 	it, err := im.feats.iter()
 	if err != nil {

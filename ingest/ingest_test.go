@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // The small test lattice: rows 9700-9719, columns 22480-22499, a 20 x 20
@@ -19,10 +19,10 @@ const (
 func cell(row, col int) uint64 { return grid.CellID(row, col) }
 
 var (
-	attrPop   = bolt.Attribute{Name: "pop", Label: "Population", Unit: "people", Type: bolt.TypeNumber, Aggregation: bolt.AggSum, Year: 2020, Aliases: []string{"people"}}
-	attrClass = bolt.Attribute{Name: "class", Label: "Settlement class", Type: bolt.TypeCategory, Aggregation: bolt.AggMode}
-	attrState = bolt.Attribute{Name: "state", Label: "State", Type: bolt.TypeCategory, Aggregation: bolt.AggMode}
-	attrNum   = bolt.Attribute{Name: "num", Label: "Number", Type: bolt.TypeNumber, Aggregation: bolt.AggMean}
+	attrPop   = state.Attribute{Name: "pop", Label: "Population", Unit: "people", Type: state.TypeNumber, Aggregation: state.AggSum, Year: 2020, Aliases: []string{"people"}}
+	attrClass = state.Attribute{Name: "class", Label: "Settlement class", Type: state.TypeCategory, Aggregation: state.AggMode}
+	attrState = state.Attribute{Name: "state", Label: "State", Type: state.TypeCategory, Aggregation: state.AggMode}
+	attrNum   = state.Attribute{Name: "num", Label: "Number", Type: state.TypeNumber, Aggregation: state.AggMean}
 )
 
 func TestRepresentativePoint(t *testing.T) {

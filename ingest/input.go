@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // openInput is an input whose header has been checked, ready to read.
@@ -25,7 +25,7 @@ func (im *importer) openInput(ctx context.Context, open Opener, i int, in checke
 	// input is opened).
 	pipe, err := checkSource(in.path, in.kind, true)
 	if err != nil {
-		return nil, fmt.Errorf("%w: input %d: %v", bolt.ErrInvalid, i, err)
+		return nil, fmt.Errorf("%w: input %d: %v", state.ErrInvalid, i, err)
 	}
 	if in.kind == inputRaster {
 		return im.openRaster(ctx, in, i)
@@ -46,11 +46,11 @@ func (im *importer) openInput(ctx context.Context, open Opener, i int, in checke
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, in.path, err)
+			return nil, fmt.Errorf("%w: %s: %v", state.ErrInvalid, in.path, err)
 		}
 		switch sniffVector(in.path, head) {
 		case vectorShapefile, vectorGeoPackage:
-			return nil, fmt.Errorf("%w: %s: a GeoPackage or shapefile cannot be read from a pipe (it needs a file to seek in): give the file, or convert on the way (ogr2ogr -f GeoJSONSeq /vsistdout/ …)", bolt.ErrInvalid, in.path)
+			return nil, fmt.Errorf("%w: %s: a GeoPackage or shapefile cannot be read from a pipe (it needs a file to seek in): give the file, or convert on the way (ogr2ogr -f GeoJSONSeq /vsistdout/ …)", state.ErrInvalid, in.path)
 		case vectorSeq:
 			src = &seqSource{r: br, path: in.path}
 		default:

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // Manifest describes one dataset version to import: the dataset's
@@ -41,7 +41,7 @@ import (
 // (default: the id), description, owner (an existing organisation), price
 // (credits a per-query licensee pays per contributing request; absent or 0
 // means 1), source (default: the inputs' file names), attributes (see
-// bolt.Attribute; aggregation defaults to "mode" for category and text and
+// state.Attribute; aggregation defaults to "mode" for category and text and
 // must be given for numbers), inputs (at least one). Unknown members are
 // refused.
 //
@@ -91,14 +91,14 @@ import (
 // no frame of the grid (counted in DatasetView.Skipped) instead of refusing
 // the import. Input paths must be absolute when sent to a server.
 type Manifest struct {
-	ID          string           `json:"id"`
-	Name        string           `json:"name,omitempty"`
-	Description string           `json:"description,omitempty"`
-	Owner       string           `json:"owner"`
-	Price       int64            `json:"price,omitempty"`
-	Source      string           `json:"source,omitempty"`
-	Attributes  []bolt.Attribute `json:"attributes,omitempty"`
-	Inputs      []Input          `json:"inputs"`
+	ID          string            `json:"id"`
+	Name        string            `json:"name,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Owner       string            `json:"owner"`
+	Price       int64             `json:"price,omitempty"`
+	Source      string            `json:"source,omitempty"`
+	Attributes  []state.Attribute `json:"attributes,omitempty"`
+	Inputs      []Input           `json:"inputs"`
 }
 
 // Input is one input file of a Manifest: exactly one of CSV, Features,
@@ -132,27 +132,27 @@ type Input struct {
 
 // ReadManifest reads a Manifest from a JSON file, strictly (unknown
 // members and trailing data are errors), and makes relative input paths
-// absolute against the manifest's own directory. Errors wrap bolt.ErrInvalid
+// absolute against the manifest's own directory. Errors wrap state.ErrInvalid
 // and name the file. The manifest is not checked further here: ImportDataset
 // does that.
 func ReadManifest(path string) (Manifest, error) {
 	var m Manifest
 	f, err := os.Open(path)
 	if err != nil {
-		return m, fmt.Errorf("%w: manifest: %v", bolt.ErrInvalid, err)
+		return m, fmt.Errorf("%w: manifest: %v", state.ErrInvalid, err)
 	}
 	defer f.Close()
 	dec := json.NewDecoder(bufio.NewReader(f))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return m, fmt.Errorf("%w: manifest %s: %v", bolt.ErrInvalid, path, err)
+		return m, fmt.Errorf("%w: manifest %s: %v", state.ErrInvalid, path, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return m, fmt.Errorf("%w: manifest %s: data after the JSON object", bolt.ErrInvalid, path)
+		return m, fmt.Errorf("%w: manifest %s: data after the JSON object", state.ErrInvalid, path)
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
-		return m, fmt.Errorf("%w: manifest %s: %v", bolt.ErrInvalid, path, err)
+		return m, fmt.Errorf("%w: manifest %s: %v", state.ErrInvalid, path, err)
 	}
 	abs := func(p string) string {
 		if p == "" || p == Stdin || filepath.IsAbs(p) {
@@ -206,13 +206,13 @@ type zoneProp struct {
 }
 
 // checkManifest checks everything about m that needs no input file and
-// returns the dataset to store and its inputs. Errors wrap bolt.ErrInvalid.
-func checkManifest(m Manifest) (bolt.Dataset, []checkedInput, error) {
-	bad := func(format string, args ...any) (bolt.Dataset, []checkedInput, error) {
-		return bolt.Dataset{}, nil, fmt.Errorf("%w: dataset %q: %s", bolt.ErrInvalid, m.ID, fmt.Sprintf(format, args...))
+// returns the dataset to store and its inputs. Errors wrap state.ErrInvalid.
+func checkManifest(m Manifest) (state.Dataset, []checkedInput, error) {
+	bad := func(format string, args ...any) (state.Dataset, []checkedInput, error) {
+		return state.Dataset{}, nil, fmt.Errorf("%w: dataset %q: %s", state.ErrInvalid, m.ID, fmt.Sprintf(format, args...))
 	}
 	if !datasetIDPattern.MatchString(m.ID) {
-		return bolt.Dataset{}, nil, fmt.Errorf("%w: invalid dataset id %q: must match ^[a-z0-9][a-z0-9_-]{0,63}$", bolt.ErrInvalid, m.ID)
+		return state.Dataset{}, nil, fmt.Errorf("%w: invalid dataset id %q: must match ^[a-z0-9][a-z0-9_-]{0,63}$", state.ErrInvalid, m.ID)
 	}
 	if m.Owner == "" {
 		return bad("no owner organisation")
@@ -220,7 +220,7 @@ func checkManifest(m Manifest) (bolt.Dataset, []checkedInput, error) {
 	if m.Price < 0 {
 		return bad("price %d is negative", m.Price)
 	}
-	d := bolt.Dataset{ID: m.ID, Name: m.Name, Description: m.Description, Owner: m.Owner,
+	d := state.Dataset{ID: m.ID, Name: m.Name, Description: m.Description, Owner: m.Owner,
 		Price: m.Price, Source: m.Source}
 	if d.Name == "" {
 		d.Name = d.ID
@@ -245,22 +245,22 @@ func checkManifest(m Manifest) (bolt.Dataset, []checkedInput, error) {
 			a.Label = a.Name
 		}
 		switch a.Type {
-		case bolt.TypeNumber:
+		case state.TypeNumber:
 			if a.Aggregation == "" {
 				return bad("attribute %q: a number needs an aggregation (sum, mean or mode)", a.Name)
 			}
-		case bolt.TypeCategory, bolt.TypeText:
+		case state.TypeCategory, state.TypeText:
 			if a.Aggregation == "" {
-				a.Aggregation = bolt.AggMode
+				a.Aggregation = state.AggMode
 			}
-			if a.Aggregation == bolt.AggSum || a.Aggregation == bolt.AggMean {
+			if a.Aggregation == state.AggSum || a.Aggregation == state.AggMean {
 				return bad("attribute %q: aggregation %q is only for numbers; a %s takes mode", a.Name, a.Aggregation, a.Type)
 			}
 		default:
 			return bad("attribute %q: type %q: want number, category or text", a.Name, a.Type)
 		}
 		switch a.Aggregation {
-		case bolt.AggSum, bolt.AggMean, bolt.AggMode:
+		case state.AggSum, state.AggMean, state.AggMode:
 		default:
 			return bad("attribute %q: aggregation %q: want sum, mean or mode", a.Name, a.Aggregation)
 		}
@@ -362,7 +362,7 @@ func checkManifest(m Manifest) (bolt.Dataset, []checkedInput, error) {
 			if !ok {
 				return bad("%s: count goes to %q, which is not a declared attribute", where, in.Count)
 			}
-			if a := d.Attributes[k]; a.Type != bolt.TypeNumber || a.Aggregation != bolt.AggSum {
+			if a := d.Attributes[k]; a.Type != state.TypeNumber || a.Aggregation != state.AggSum {
 				return bad("%s: count goes to %q, which must be a number with aggregation sum", where, in.Count)
 			}
 			if p, dup := seen[k]; dup {
@@ -383,7 +383,7 @@ func checkManifest(m Manifest) (bolt.Dataset, []checkedInput, error) {
 			case !ok:
 				return bad("%s: attribute %q is not declared", where, in.Attribute)
 			}
-			if d.Attributes[k].Type != bolt.TypeNumber && d.Attributes[k].Type != bolt.TypeCategory {
+			if d.Attributes[k].Type != state.TypeNumber && d.Attributes[k].Type != state.TypeCategory {
 				return bad("%s: attribute %q is a %s; a raster gives numbers (or classes as a category)", where, d.Attributes[k].Name, d.Attributes[k].Type)
 			}
 			if in.Band < 0 {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // Stdin is the input path that stands for standard input: a csv,
@@ -36,7 +36,7 @@ func UsesStdin(m Manifest) bool {
 // (a named pipe, or standard input when stdin is set) — not a directory,
 // a device or a socket; and a pipe or standard input feeds a CSV,
 // GeoJSON or GeoJSON text sequence, since rasters, shapefiles and
-// GeoPackages need to seek. Errors wrap bolt.ErrInvalid and name the input
+// GeoPackages need to seek. Errors wrap state.ErrInvalid and name the input
 // and the reason.
 func CheckInputs(m Manifest, stdin bool) error {
 	for i, in := range m.Inputs {
@@ -53,7 +53,7 @@ func CheckInputs(m Manifest, stdin bool) error {
 			continue // checkManifest says what is wrong
 		}
 		if _, err := checkSource(path, kind, stdin); err != nil {
-			return fmt.Errorf("%w: input %d: %v", bolt.ErrInvalid, i, err)
+			return fmt.Errorf("%w: input %d: %v", state.ErrInvalid, i, err)
 		}
 	}
 	return nil
@@ -62,13 +62,13 @@ func CheckInputs(m Manifest, stdin bool) error {
 // CheckGeoJSONPath checks, as CheckInputs does, a GeoJSON file read by
 // another command (a grid's boundary or frames): it must exist, be
 // readable, and be a regular file or a named pipe. Errors wrap
-// bolt.ErrInvalid and name the file and the reason.
+// state.ErrInvalid and name the file and the reason.
 func CheckGeoJSONPath(path string) error {
 	if path == Stdin {
-		return fmt.Errorf("%w: standard input (\"-\") is not read here: give a file", bolt.ErrInvalid)
+		return fmt.Errorf("%w: standard input (\"-\") is not read here: give a file", state.ErrInvalid)
 	}
 	if _, err := checkSource(path, inputFeatures, false); err != nil {
-		return fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+		return fmt.Errorf("%w: %v", state.ErrInvalid, err)
 	}
 	return nil
 }
@@ -136,20 +136,20 @@ func checkSource(path string, kind int, stdin bool) (pipe bool, err error) {
 // input (path Stdin, read from stdin) return ctx's error once ctx ends,
 // even while no data comes. size is the file's size, or -1 for a pipe or
 // standard input. The caller closes the reader (which does not close
-// stdin). Errors wrap bolt.ErrInvalid and name the file, or are ctx's.
+// stdin). Errors wrap state.ErrInvalid and name the file, or are ctx's.
 func OpenInput(ctx context.Context, path string, stdin io.Reader) (r io.ReadCloser, size int64, err error) {
 	if path == Stdin {
 		if stdin == nil {
-			return nil, 0, fmt.Errorf("%w: standard input (\"-\") is not available here: give a file", bolt.ErrInvalid)
+			return nil, 0, fmt.Errorf("%w: standard input (\"-\") is not available here: give a file", state.ErrInvalid)
 		}
 		return newCtxReader(ctx, stdin, false), -1, nil
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+		return nil, 0, fmt.Errorf("%w: %v", state.ErrInvalid, err)
 	}
 	if fi.IsDir() {
-		return nil, 0, fmt.Errorf("%w: %s is a directory, not a file", bolt.ErrInvalid, path)
+		return nil, 0, fmt.Errorf("%w: %s is a directory, not a file", state.ErrInvalid, path)
 	}
 	if fi.Mode()&os.ModeNamedPipe != 0 {
 		f, err := openPipe(ctx, path)
@@ -157,16 +157,16 @@ func OpenInput(ctx context.Context, path string, stdin io.Reader) (r io.ReadClos
 			if ctx.Err() != nil {
 				return nil, 0, ctx.Err()
 			}
-			return nil, 0, fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+			return nil, 0, fmt.Errorf("%w: %v", state.ErrInvalid, err)
 		}
 		return newCtxReader(ctx, f, true), -1, nil
 	}
 	if fi.Mode()&(os.ModeDevice|os.ModeCharDevice|os.ModeSocket) != 0 {
-		return nil, 0, fmt.Errorf("%w: %s is a device or socket, not a file", bolt.ErrInvalid, path)
+		return nil, 0, fmt.Errorf("%w: %s is a device or socket, not a file", state.ErrInvalid, path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %v", bolt.ErrInvalid, err)
+		return nil, 0, fmt.Errorf("%w: %v", state.ErrInvalid, err)
 	}
 	return f, fi.Size(), nil
 }

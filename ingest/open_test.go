@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 func mkfifo(t *testing.T, name string) string {
@@ -54,7 +54,7 @@ func TestCheckInputs(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !errors.Is(err, bolt.ErrInvalid) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "input 0") {
+			if err == nil || !errors.Is(err, state.ErrInvalid) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "input 0") {
 				t.Fatalf("err = %v, want invalid: input 0 … %q", err, tt.want)
 			}
 		})

@@ -16,6 +16,7 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // testStore opens a store holding the small test lattice and the
@@ -34,7 +35,7 @@ func testStore(t testing.TB) *bolt.Store {
 	if _, err := s.PutLattice(runs, "test block"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AddOrg(bolt.Org{ID: "agency", Plan: "pro", Created: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "agency", Plan: "pro", Created: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -77,10 +78,10 @@ func attrsOf(t testing.TB, recs []bolt.FrameRecord) map[uint64]map[string]any {
 }
 
 var (
-	attrCount = bolt.Attribute{Name: "building_count", Label: "Buildings", Unit: "buildings", Type: bolt.TypeNumber, Aggregation: bolt.AggSum}
-	attrArea  = bolt.Attribute{Name: "footprint_area", Label: "Footprint area", Unit: "m²", Type: bolt.TypeNumber, Aggregation: bolt.AggSum}
-	attrMeanH = bolt.Attribute{Name: "mean_height", Label: "Mean height", Unit: "m", Type: bolt.TypeNumber, Aggregation: bolt.AggMean}
-	attrUse   = bolt.Attribute{Name: "use", Label: "Main use", Type: bolt.TypeCategory, Aggregation: bolt.AggMode}
+	attrCount = state.Attribute{Name: "building_count", Label: "Buildings", Unit: "buildings", Type: state.TypeNumber, Aggregation: state.AggSum}
+	attrArea  = state.Attribute{Name: "footprint_area", Label: "Footprint area", Unit: "m²", Type: state.TypeNumber, Aggregation: state.AggSum}
+	attrMeanH = state.Attribute{Name: "mean_height", Label: "Mean height", Unit: "m", Type: state.TypeNumber, Aggregation: state.AggMean}
+	attrUse   = state.Attribute{Name: "use", Label: "Main use", Type: state.TypeCategory, Aggregation: state.AggMode}
 )
 
 // TestImport_DerivedFromFeatures: count, and take by sum, mean and mode,
@@ -98,7 +99,7 @@ func TestImport_DerivedFromFeatures(t *testing.T) {
 	path := write(t, "footprints.geojsonl", strings.Join(lines, "\n")+"\n")
 	for _, only := range []bool{false, true} {
 		t.Run(fmt.Sprintf("attributesOnly=%v", only), func(t *testing.T) {
-			m := Manifest{ID: "buildings", Owner: "agency", Attributes: []bolt.Attribute{attrCount, attrArea, attrMeanH, attrUse},
+			m := Manifest{ID: "buildings", Owner: "agency", Attributes: []state.Attribute{attrCount, attrArea, attrMeanH, attrUse},
 				Inputs: []Input{{Features: path, Count: "building_count", AttributesOnly: only,
 					Take: map[string]string{"area": "footprint_area", "h": "mean_height", "use": "use"}}}}
 			_, recs, _, err := Gather(context.Background(), m, s, OpenFile)
@@ -142,22 +143,22 @@ func TestImport_DerivedErrors(t *testing.T) {
 		m    Manifest
 		want string
 	}{
-		{"string where a sum is declared", Manifest{Attributes: []bolt.Attribute{attrArea},
+		{"string where a sum is declared", Manifest{Attributes: []state.Attribute{attrArea},
 			Inputs: []Input{{Features: good, Take: map[string]string{"area": "footprint_area"}}}},
 			`f.geojsonl feature 0: property "area" is the string "big", but attribute "footprint_area" is a number`},
-		{"declared but given by nothing, before reading", Manifest{Attributes: []bolt.Attribute{attrCount, attrArea},
+		{"declared but given by nothing, before reading", Manifest{Attributes: []state.Attribute{attrCount, attrArea},
 			Inputs: []Input{{Features: broken, Count: "building_count"}}},
 			`attribute "footprint_area" is declared but no input gives it`},
-		{"count into a mean", Manifest{Attributes: []bolt.Attribute{attrMeanH},
+		{"count into a mean", Manifest{Attributes: []state.Attribute{attrMeanH},
 			Inputs: []Input{{Features: good, Count: "mean_height"}}},
 			`count goes to "mean_height", which must be a number with aggregation sum`},
-		{"attributesOnly without count or take", Manifest{Attributes: []bolt.Attribute{attrCount},
+		{"attributesOnly without count or take", Manifest{Attributes: []state.Attribute{attrCount},
 			Inputs: []Input{{Features: good, AttributesOnly: true}, {CSV: csvPath}}},
 			`attributesOnly keeps only what count and take derive`},
-		{"derived and CSV on one frame", Manifest{Attributes: []bolt.Attribute{attrCount},
+		{"derived and CSV on one frame", Manifest{Attributes: []state.Attribute{attrCount},
 			Inputs: []Input{{CSV: csvPath}, {Features: good, Count: "building_count"}}},
 			`is given attribute "building_count" twice: by ` + csvPath + ` line 2 and by ` + good + ` feature 0`},
-		{"take from a raster", Manifest{Attributes: []bolt.Attribute{attrCount},
+		{"take from a raster", Manifest{Attributes: []state.Attribute{attrCount},
 			Inputs: []Input{{Raster: good, Take: map[string]string{"a": "building_count"}}}},
 			`take is for features and zones inputs`},
 	}
@@ -165,7 +166,7 @@ func TestImport_DerivedErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.m.ID, tt.m.Owner = "b", "agency"
 			_, _, _, err := Gather(context.Background(), tt.m, s, OpenFile)
-			if !errors.Is(err, bolt.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+			if !errors.Is(err, state.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v\nwant invalid with %q", err, tt.want)
 			}
 		})
@@ -236,7 +237,7 @@ func TestImport_StreamsIntoStore(t *testing.T) {
 		}
 	}
 	path := write(t, "pts.geojsonl", b.String())
-	m := Manifest{ID: "pts", Owner: "agency", Attributes: []bolt.Attribute{attrCount},
+	m := Manifest{ID: "pts", Owner: "agency", Attributes: []state.Attribute{attrCount},
 		Inputs: []Input{{Features: path, Count: "building_count"}}}
 	d, skipped, err := Import(context.Background(), m, s, OpenFile, time.Time{})
 	if err != nil {
@@ -251,7 +252,7 @@ func TestImport_StreamsIntoStore(t *testing.T) {
 	}
 	bad := write(t, "bad.geojsonl", b.String()+"{\"type\":\"Feature\"}\n")
 	m.Inputs[0].Features = bad
-	if _, _, err := Import(context.Background(), m, s, OpenFile, time.Time{}); !errors.Is(err, bolt.ErrInvalid) ||
+	if _, _, err := Import(context.Background(), m, s, OpenFile, time.Time{}); !errors.Is(err, state.ErrInvalid) ||
 		!strings.Contains(err.Error(), "bad.geojsonl feature 800: has no geometry") {
 		t.Fatalf("got %v", err)
 	}
@@ -292,9 +293,9 @@ func TestImport_Raster(t *testing.T) {
 		"-co", "COMPRESS=DEFLATE", "-co", "PREDICTOR=3", "-co", "TILED=YES", "-co", "BLOCKXSIZE=16", "-co", "BLOCKYSIZE=16", asc, tif).CombinedOutput(); err != nil {
 		t.Fatalf("gdal_translate: %v\n%s", err, out)
 	}
-	for _, agg := range []string{bolt.AggSum, bolt.AggMean} {
-		a := bolt.Attribute{Name: "v", Type: bolt.TypeNumber, Aggregation: agg}
-		m := Manifest{ID: "pop", Owner: "agency", Attributes: []bolt.Attribute{a}, Inputs: []Input{{Raster: tif}}}
+	for _, agg := range []string{state.AggSum, state.AggMean} {
+		a := state.Attribute{Name: "v", Type: state.TypeNumber, Aggregation: agg}
+		m := Manifest{ID: "pop", Owner: "agency", Attributes: []state.Attribute{a}, Inputs: []Input{{Raster: tif}}}
 		_, recs, _, err := Gather(context.Background(), m, s, OpenFile)
 		if err != nil {
 			t.Fatal(err)
@@ -318,18 +319,18 @@ func TestImport_Raster(t *testing.T) {
 		}
 		nwGot := got[cell(9701, 22481)]["v"].(float64)
 		switch agg {
-		case bolt.AggSum:
+		case state.AggSum:
 			if math.Abs(sum-total) > 1e-6*total || math.Abs(nwGot-nw) > 1e-9*nw {
 				t.Errorf("sum: total %v want %v; north-west %v want %v", sum, total, nwGot, nw)
 			}
-		case bolt.AggMean:
+		case state.AggMean:
 			if math.Abs(nwGot-nw/99) > 1e-9 {
 				t.Errorf("mean: north-west %v want %v", nwGot, nw/99)
 			}
 		}
 	}
 	// A band the raster lacks is refused before anything is read.
-	m := Manifest{ID: "pop", Owner: "agency", Attributes: []bolt.Attribute{{Name: "v", Type: bolt.TypeNumber, Aggregation: bolt.AggSum}},
+	m := Manifest{ID: "pop", Owner: "agency", Attributes: []state.Attribute{{Name: "v", Type: state.TypeNumber, Aggregation: state.AggSum}},
 		Inputs: []Input{{Raster: tif, Band: 2}}}
 	if _, _, _, err := Gather(context.Background(), m, s, OpenFile); err == nil || !strings.Contains(err.Error(), "band 2: the raster has 1 band") {
 		t.Errorf("band 2: got %v", err)

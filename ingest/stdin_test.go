@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 )
 
 // stallReader gives its text, then blocks until its channel closes.
@@ -72,7 +72,7 @@ func TestImport_FromStdin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := Manifest{ID: "piped", Owner: "agency", Attributes: []bolt.Attribute{attrPop}, Inputs: []Input{tt.in}}
+			m := Manifest{ID: "piped", Owner: "agency", Attributes: []state.Attribute{attrPop}, Inputs: []Input{tt.in}}
 			_, recs, _, err := Gather(context.Background(), m, s, stdinOpener(strings.NewReader(tt.stdin)))
 			if err != nil {
 				t.Fatal(err)
@@ -83,16 +83,16 @@ func TestImport_FromStdin(t *testing.T) {
 		})
 	}
 	t.Run("GeoPackage refused", func(t *testing.T) {
-		m := Manifest{ID: "piped", Owner: "agency", Attributes: []bolt.Attribute{attrPop}, Inputs: []Input{{Features: Stdin, Count: "pop"}}}
+		m := Manifest{ID: "piped", Owner: "agency", Attributes: []state.Attribute{attrPop}, Inputs: []Input{{Features: Stdin, Count: "pop"}}}
 		_, _, _, err := Gather(context.Background(), m, s, stdinOpener(strings.NewReader("SQLite format 3\x00rest")))
-		if !errors.Is(err, bolt.ErrInvalid) || !strings.Contains(err.Error(), "cannot be read from a pipe") {
+		if !errors.Is(err, state.ErrInvalid) || !strings.Contains(err.Error(), "cannot be read from a pipe") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("two inputs from standard input", func(t *testing.T) {
-		m := Manifest{ID: "piped", Owner: "agency", Attributes: []bolt.Attribute{attrPop}, Inputs: []Input{{CSV: Stdin}, {CSV: Stdin}}}
+		m := Manifest{ID: "piped", Owner: "agency", Attributes: []state.Attribute{attrPop}, Inputs: []Input{{CSV: Stdin}, {CSV: Stdin}}}
 		_, _, _, err := Gather(context.Background(), m, s, stdinOpener(strings.NewReader("")))
-		if !errors.Is(err, bolt.ErrInvalid) || !strings.Contains(err.Error(), "can feed one input only") {
+		if !errors.Is(err, state.ErrInvalid) || !strings.Contains(err.Error(), "can feed one input only") {
 			t.Fatalf("err = %v", err)
 		}
 	})
@@ -146,9 +146,9 @@ func TestImport_RecordLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := Manifest{ID: "big", Owner: "agency", Attributes: []bolt.Attribute{attrPop}, Inputs: []Input{tt.in}}
+			m := Manifest{ID: "big", Owner: "agency", Attributes: []state.Attribute{attrPop}, Inputs: []Input{tt.in}}
 			_, _, _, err := Gather(context.Background(), m, s, stdinOpener(tt.r))
-			if !errors.Is(err, bolt.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+			if !errors.Is(err, state.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
 		})

@@ -12,8 +12,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/internal/jsonscan"
+	"frameindex/state"
 )
 
 // vectorSource streams the features of one vector input (GeoJSON, a
@@ -87,13 +88,13 @@ func (s *geojsonSource) each(ctx context.Context, fn func(int, grid.InFeature) e
 	})
 	if e := tooLong(err); e != nil {
 		return fmt.Errorf("%w: %s feature %d (by line %d): more than %d MiB of JSON; a feature may be at most %d MiB",
-			bolt.ErrInvalid, s.path, next, e.line, MaxRecordBytes>>20, MaxRecordBytes>>20)
+			state.ErrInvalid, s.path, next, e.line, MaxRecordBytes>>20, MaxRecordBytes>>20)
 	}
-	if err != nil && ctx.Err() != nil && !errors.Is(err, bolt.ErrInvalid) {
+	if err != nil && ctx.Err() != nil && !errors.Is(err, state.ErrInvalid) {
 		return ctx.Err()
 	}
-	if err != nil && !errors.Is(err, bolt.ErrInvalid) && ctx.Err() == nil {
-		err = fmt.Errorf("%w: %s: %v", bolt.ErrInvalid, s.path, err)
+	if err != nil && !errors.Is(err, state.ErrInvalid) && ctx.Err() == nil {
+		err = fmt.Errorf("%w: %s: %v", state.ErrInvalid, s.path, err)
 	}
 	return err
 }
@@ -121,7 +122,7 @@ func (s *seqSource) each(ctx context.Context, fn func(int, grid.InFeature) error
 			long = append(long[:0], b...)
 			for err == bufio.ErrBufferFull {
 				if len(long) > maxLineBytes {
-					return fmt.Errorf("%w: %s line %d: longer than %d MiB; one feature per line", bolt.ErrInvalid, s.path, line, maxLineBytes>>20)
+					return fmt.Errorf("%w: %s line %d: longer than %d MiB; one feature per line", state.ErrInvalid, s.path, line, maxLineBytes>>20)
 				}
 				b, err = br.ReadSlice('\n')
 				long = append(long, b...)
@@ -129,7 +130,7 @@ func (s *seqSource) each(ctx context.Context, fn func(int, grid.InFeature) error
 			b = long
 		}
 		if err != nil && err != io.EOF {
-			return fmt.Errorf("%w: %s line %d: %v", bolt.ErrInvalid, s.path, line, err)
+			return fmt.Errorf("%w: %s line %d: %v", state.ErrInvalid, s.path, line, err)
 		}
 		rec := bytes.TrimSpace(bytes.TrimLeft(b, "\x1e"))
 		if line == 1 {
@@ -138,7 +139,7 @@ func (s *seqSource) each(ctx context.Context, fn func(int, grid.InFeature) error
 		if len(rec) > 0 {
 			f, perr := parseFeature(rec)
 			if perr != nil {
-				return fmt.Errorf("%w: %s line %d (feature %d): %v", bolt.ErrInvalid, s.path, line, i, perr)
+				return fmt.Errorf("%w: %s line %d (feature %d): %v", state.ErrInvalid, s.path, line, i, perr)
 			}
 			if i%1024 == 0 && ctx.Err() != nil {
 				return ctx.Err()
@@ -164,7 +165,7 @@ func parseFeature(b []byte) (grid.InFeature, error) {
 	}
 	res := gjson.ParseBytes(b)
 	if !res.IsObject() {
-		return grid.InFeature{}, fmt.Errorf("is %s, want a Feature object", jsonKind(res))
+		return grid.InFeature{}, fmt.Errorf("is %s, want a Feature object", jsonscan.KindOf(res.Raw).String())
 	}
 	var typ *string
 	var id, geom, props json.RawMessage
@@ -175,7 +176,7 @@ func parseFeature(b []byte) (grid.InFeature, error) {
 				t := v.Str
 				typ = &t
 			} else {
-				t := "(" + jsonKind(v) + ")"
+				t := "(" + jsonscan.KindOf(v.Raw).String() + ")"
 				typ = &t
 			}
 		case "id":
@@ -188,21 +189,4 @@ func parseFeature(b []byte) (grid.InFeature, error) {
 		return true
 	})
 	return grid.ToInFeature(typ, id, geom, props, false)
-}
-
-// jsonKind names a gjson value's kind as messages do.
-func jsonKind(v gjson.Result) string {
-	switch {
-	case v.IsObject():
-		return "an object"
-	case v.IsArray():
-		return "an array"
-	case v.Type == gjson.String:
-		return "a string"
-	case v.Type == gjson.Number:
-		return "a number"
-	case v.Type == gjson.True, v.Type == gjson.False:
-		return "a boolean"
-	}
-	return "null"
 }

@@ -6,8 +6,9 @@ import (
 	"math"
 	"slices"
 
-	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/internal/jsonscan"
+	"frameindex/state"
 
 	"github.com/tidwall/gjson"
 )
@@ -51,7 +52,7 @@ func (z *zonesInput) read(ctx context.Context) error {
 		}
 		n++
 		bad := func(format string, args ...any) error {
-			return fmt.Errorf("%w: %s feature %d: %s", bolt.ErrInvalid, path, i, fmt.Sprintf(format, args...))
+			return fmt.Errorf("%w: %s feature %d: %s", state.ErrInvalid, path, i, fmt.Sprintf(format, args...))
 		}
 		if f.Geometry == nil {
 			return bad("has no geometry; a zone is a Polygon or MultiPolygon")
@@ -80,18 +81,18 @@ func (z *zonesInput) read(ctx context.Context) error {
 			var text []byte
 			switch v.Type {
 			case gjson.Number:
-				if a.Type != bolt.TypeNumber {
+				if a.Type != state.TypeNumber {
 					return bad("property %q is the number %s, but attribute %q is a %s (want a string)", p.property, clip(v.Raw), a.Name, a.Type)
 				}
 				text = []byte(v.Raw)
 			case gjson.String:
-				if a.Type == bolt.TypeNumber {
+				if a.Type == state.TypeNumber {
 					return bad("property %q is the string %q, but attribute %q is a number", p.property, clip(v.Str), a.Name)
 				}
 				text = grid.AppendJSONString(nil, v.Str)
 			default:
-				return bad("property %q is %s; attribute %q takes a %s", p.property, jsonKind(v), a.Name,
-					map[bool]string{true: "number", false: "string"}[a.Type == bolt.TypeNumber])
+				return bad("property %q is %s; attribute %q takes a %s", p.property, jsonscan.KindOf(v.Raw).String(), a.Name,
+					map[bool]string{true: "number", false: "string"}[a.Type == state.TypeNumber])
 			}
 			off, ln, err := im.addValue(text)
 			if err != nil {
@@ -121,7 +122,7 @@ func (z *zonesInput) read(ctx context.Context) error {
 		return err
 	}
 	if n == 0 {
-		return fmt.Errorf("%w: %s: no zones", bolt.ErrInvalid, path)
+		return fmt.Errorf("%w: %s: no zones", state.ErrInvalid, path)
 	}
 	return nil
 }

@@ -1,6 +1,6 @@
 package insight
 
-// Attribute is a declared attribute of a dataset (as bolt.Attribute).
+// Attribute is a declared attribute of a dataset (as state.Attribute).
 type Attribute struct {
 	Name        string
 	Label       string

@@ -13,6 +13,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/index"
+	"frameindex/state"
 )
 
 var (
@@ -49,7 +50,7 @@ func nationalFixture(b *testing.B) *fixture {
 		if benchErr = err; err != nil {
 			return
 		}
-		if _, benchErr = st.AddOrg(bolt.Org{ID: "acme", Plan: "pro"}); benchErr != nil {
+		if _, benchErr = st.AddOrg(state.Org{ID: "acme", Plan: "pro"}); benchErr != nil {
 			return
 		}
 		ix := index.NewLattice(runs)
@@ -60,8 +61,8 @@ func nationalFixture(b *testing.B) *fixture {
 			benchIDs = append(benchIDs, sh.ID)
 			return true
 		})
-		_, benchErr = st.ImportDataset(bolt.Dataset{ID: "population", Name: "Estimated population", Owner: "acme",
-			Attributes: []bolt.Attribute{{Name: "population_2020", Label: "Estimated population", Type: bolt.TypeNumber, Aggregation: bolt.AggSum}}},
+		_, benchErr = st.ImportDataset(state.Dataset{ID: "population", Name: "Estimated population", Owner: "acme",
+			Attributes: []state.Attribute{{Name: "population_2020", Label: "Estimated population", Type: state.TypeNumber, Aggregation: state.AggSum}}},
 			recs, testNow)
 		benchFix = newServer(st, ix)
 	})

@@ -9,6 +9,7 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // The collections: the grid, and per readable dataset one of attributes
@@ -35,11 +36,11 @@ const (
 type collection struct {
 	id   string
 	kind kind
-	acc  bolt.Access // the dataset (not for frames)
+	acc  state.Access // the dataset (not for frames)
 }
 
 // dataset returns the collection's dataset.
-func (c *collection) dataset() *bolt.Dataset { return &c.acc.Dataset }
+func (c *collection) dataset() *state.Dataset { return &c.acc.Dataset }
 
 // collectionsOf lists the collections of the datasets acc (sorted by id):
 // the grid first, then per dataset its attributes collection when it
@@ -47,7 +48,7 @@ func (c *collection) dataset() *bolt.Dataset { return &c.acc.Dataset }
 // (only with withFeatures). An id taken by an earlier collection is not
 // offered again: a dataset named "frames" has no attributes collection,
 // and "x-features" is dataset x-features's when both could claim it.
-func collectionsOf(acc []bolt.Access, withFeatures bool) []collection {
+func collectionsOf(acc []state.Access, withFeatures bool) []collection {
 	out := make([]collection, 0, 1+2*len(acc))
 	out = append(out, collection{id: framesID, kind: kindFrames})
 	taken := func(id string) bool {
@@ -84,7 +85,7 @@ func collectionsOf(acc []bolt.Access, withFeatures bool) []collection {
 }
 
 // readable returns the datasets the request's key may read.
-func (s *Server) readable(rq *request) ([]bolt.Access, error) {
+func (s *Server) readable(rq *request) ([]state.Access, error) {
 	if s.store == nil {
 		return nil, errNoStore
 	}
@@ -108,14 +109,14 @@ func (s *Server) collection(rq *request) (collection, error) {
 	if err != nil {
 		return collection{}, err
 	}
-	canFeatures := rq.key.Has(bolt.CapFeatureRead)
+	canFeatures := rq.key.Has(state.CapFeatureRead)
 	for _, c := range collectionsOf(acc, true) {
 		if c.id != id {
 			continue
 		}
 		if c.kind == kindFeatures && !canFeatures {
 			return collection{}, newError(http.StatusForbidden, codeInsufficientScope,
-				"collection %s holds features: this key lacks the %s capability; mint a key whose preset grants it (locality or full)", quote(id), bolt.CapFeatureRead)
+				"collection %s holds features: this key lacks the %s capability; mint a key whose preset grants it (locality or full)", quote(id), state.CapFeatureRead)
 		}
 		return c, nil
 	}
@@ -309,7 +310,7 @@ func (s *Server) handleCollections(rq *request) error {
 	if err != nil {
 		return err
 	}
-	cs := collectionsOf(acc, rq.key.Has(bolt.CapFeatureRead))
+	cs := collectionsOf(acc, rq.key.Has(state.CapFeatureRead))
 	exts := make([]*extent, len(cs))
 	for i, c := range cs {
 		if exts[i], err = s.extentOf(g, c); err != nil {
@@ -372,7 +373,7 @@ func properties(c collection) []property {
 	}
 	for _, a := range c.dataset().Attributes {
 		p := property{name: a.Name, typ: "string", title: a.Label}
-		if a.Type == bolt.TypeNumber {
+		if a.Type == state.TypeNumber {
 			p.typ = "number"
 		}
 		var notes []string

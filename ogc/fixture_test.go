@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"frameindex/origin"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +20,7 @@ import (
 	"frameindex/handlers"
 	"frameindex/index"
 	"frameindex/ogc"
+	"frameindex/state"
 )
 
 // The test grid: rows R0..R1 and columns C0..C1 around Abuja (lat 9.0765,
@@ -54,21 +56,21 @@ const (
 	secretAcmeNoFrames = "svc_sk_AcmeNoFramesAcmeNoFramesAc05"
 )
 
-var fixtureKeys = map[string]bolt.Key{
-	secretAcmeFull:     {ID: "key_acmefull", OrgID: "acme", Caps: []bolt.Capability{bolt.CapFrameRead, bolt.CapFeatureRead}},
-	secretAcmeAnalyst:  {ID: "key_acmeanalyst", OrgID: "acme", Caps: []bolt.Capability{bolt.CapFrameRead, bolt.CapAskQuery}},
-	secretAcmeNarrow:   {ID: "key_acmenarrow", OrgID: "acme", Caps: []bolt.Capability{bolt.CapFrameRead, bolt.CapFeatureRead}, Datasets: []string{"population"}},
-	secretRivalFull:    {ID: "key_rivalfull", OrgID: "rival", Caps: []bolt.Capability{bolt.CapFrameRead, bolt.CapFeatureRead}},
-	secretAcmeNoFrames: {ID: "key_acmenoframes", OrgID: "acme", Caps: []bolt.Capability{bolt.CapAskQuery}},
+var fixtureKeys = map[string]state.Key{
+	secretAcmeFull:     {ID: "key_acmefull", OrgID: "acme", Caps: []state.Capability{state.CapFrameRead, state.CapFeatureRead}},
+	secretAcmeAnalyst:  {ID: "key_acmeanalyst", OrgID: "acme", Caps: []state.Capability{state.CapFrameRead, state.CapAskQuery}},
+	secretAcmeNarrow:   {ID: "key_acmenarrow", OrgID: "acme", Caps: []state.Capability{state.CapFrameRead, state.CapFeatureRead}, Datasets: []string{"population"}},
+	secretRivalFull:    {ID: "key_rivalfull", OrgID: "rival", Caps: []state.Capability{state.CapFrameRead, state.CapFeatureRead}},
+	secretAcmeNoFrames: {ID: "key_acmenoframes", OrgID: "acme", Caps: []state.Capability{state.CapAskQuery}},
 }
 
-type keyring map[string]bolt.Key
+type keyring map[string]state.Key
 
-func (k keyring) Lookup(secret string, _ time.Time) (bolt.Key, error) {
+func (k keyring) Lookup(secret string, _ time.Time) (state.Key, error) {
 	if key, ok := k[secret]; ok {
 		return key, nil
 	}
-	return bolt.Key{}, bolt.ErrUnknownKey
+	return state.Key{}, state.ErrUnknownKey
 }
 
 // fixture is a store with datasets, the grid, and the API server with the
@@ -104,7 +106,7 @@ func newFixture(t testing.TB) *fixture {
 	}
 	t.Cleanup(func() { st.Close() })
 	for _, org := range []string{"acme", "rival"} {
-		if _, err := st.AddOrg(bolt.Org{ID: org, Plan: "pro"}); err != nil {
+		if _, err := st.AddOrg(state.Org{ID: org, Plan: "pro"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -144,25 +146,25 @@ func newFixture(t testing.TB) *fixture {
 		lights = append(lights, bolt.FrameRecord{Frame: id(9701, c), Attrs: fmt.Appendf(nil, `{"radiance":%d.25}`, c-C0)})
 	}
 	for _, ds := range []struct {
-		d    bolt.Dataset
+		d    state.Dataset
 		recs []bolt.FrameRecord
 	}{
-		{bolt.Dataset{ID: "population", Name: "Estimated population", Owner: "acme", Attributes: []bolt.Attribute{
-			{Name: "population_2020", Label: "Estimated population", Unit: "people", Year: 2020, Type: bolt.TypeNumber, Aggregation: bolt.AggSum}}}, pop},
-		{bolt.Dataset{ID: "admin", Name: "Administrative areas", Owner: "acme", Attributes: []bolt.Attribute{
-			{Name: "state", Label: "State", Type: bolt.TypeCategory, Aggregation: bolt.AggMode}}}, admin},
-		{bolt.Dataset{ID: "secrets", Name: "Rival secrets", Owner: "rival", Attributes: []bolt.Attribute{
-			{Name: "code", Type: bolt.TypeText}}}, []bolt.FrameRecord{{Frame: id(R0, C0), Attrs: []byte(`{"code":"RIVAL-ONLY"}`)}}},
-		{bolt.Dataset{ID: "roads", Name: "Roads", Owner: "rival", Price: 2}, roads},
-		{bolt.Dataset{ID: "lights", Name: "Night lights", Owner: "rival", Price: 1, Attributes: []bolt.Attribute{
-			{Name: "radiance", Type: bolt.TypeNumber, Aggregation: bolt.AggMean}}}, lights},
+		{state.Dataset{ID: "population", Name: "Estimated population", Owner: "acme", Attributes: []state.Attribute{
+			{Name: "population_2020", Label: "Estimated population", Unit: "people", Year: 2020, Type: state.TypeNumber, Aggregation: state.AggSum}}}, pop},
+		{state.Dataset{ID: "admin", Name: "Administrative areas", Owner: "acme", Attributes: []state.Attribute{
+			{Name: "state", Label: "State", Type: state.TypeCategory, Aggregation: state.AggMode}}}, admin},
+		{state.Dataset{ID: "secrets", Name: "Rival secrets", Owner: "rival", Attributes: []state.Attribute{
+			{Name: "code", Type: state.TypeText}}}, []bolt.FrameRecord{{Frame: id(R0, C0), Attrs: []byte(`{"code":"RIVAL-ONLY"}`)}}},
+		{state.Dataset{ID: "roads", Name: "Roads", Owner: "rival", Price: 2}, roads},
+		{state.Dataset{ID: "lights", Name: "Night lights", Owner: "rival", Price: 1, Attributes: []state.Attribute{
+			{Name: "radiance", Type: state.TypeNumber, Aggregation: state.AggMean}}}, lights},
 	} {
 		if _, err := st.ImportDataset(ds.d, ds.recs, testNow); err != nil {
 			t.Fatalf("import %s: %v", ds.d.ID, err)
 		}
 	}
 	for _, ds := range []string{"roads", "lights"} {
-		if _, err := st.GrantLicence("acme", ds, bolt.LicencePerQuery, testNow); err != nil {
+		if _, err := st.GrantLicence("acme", ds, state.LicencePerQuery, testNow); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -178,7 +180,7 @@ func newServer(st *bolt.Store, ix *index.Index) *fixture {
 		Data:   st,
 		Now:    func() time.Time { return testNow },
 		OGC: ogc.New(ogc.Config{Store: st, Now: func() time.Time { return testNow },
-			Grid: func() ogc.Grid { return ix }}),
+			Grid: func() ogc.Grid { return ix }, Origin: testOrigin}),
 	})
 	return f
 }
@@ -344,3 +346,12 @@ func national(tb testing.TB) []grid.Run {
 	}
 	return nationalRuns
 }
+
+// testOrigin names the test server as serve --public-url would.
+var testOrigin = func() *origin.Base {
+	b, err := origin.New("http://frames.example", "127.0.0.1:8080")
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()

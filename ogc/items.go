@@ -10,6 +10,8 @@ import (
 	"frameindex/access"
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/internal/jsonscan"
+	"frameindex/state"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -92,13 +94,13 @@ func appendFrameFeature(b []byte, sh grid.Shape, decl *attrLayout, attrs []byte)
 // ("1200.0" for 1200) so that GIS clients, which type a field from the
 // first values they see, make every number attribute a real field.
 type attrLayout struct {
-	attrs      []bolt.Attribute
+	attrs      []state.Attribute
 	index      map[string]int // name -> position, for many attributes
 	ownFrameID bool           // the dataset declares frame_id itself
 	vals       [][]byte       // scratch: each attribute's value in one object
 }
 
-func newAttrLayout(d *bolt.Dataset) *attrLayout {
+func newAttrLayout(d *state.Dataset) *attrLayout {
 	l := &attrLayout{attrs: d.Attributes, vals: make([][]byte, len(d.Attributes))}
 	if len(d.Attributes) > 8 {
 		l.index = make(map[string]int, len(d.Attributes))
@@ -128,7 +130,7 @@ func (l *attrLayout) find(raw []byte) int {
 		}
 	}
 	for i := range l.attrs { // an escaped name
-		if nameIs(raw, l.attrs[i].Name) {
+		if jsonscan.NameIs(raw, l.attrs[i].Name) {
 			return i
 		}
 	}
@@ -139,7 +141,7 @@ func (l *attrLayout) find(raw []byte) int {
 func (l *attrLayout) appendAttrs(b []byte, attrs []byte) []byte {
 	clear(l.vals)
 	if len(attrs) > 0 {
-		eachMember(attrs, func(name, value []byte) bool {
+		jsonscan.EachMember(attrs, func(name, value []byte) bool {
 			if i := l.find(name); i >= 0 {
 				l.vals[i] = value
 			}
@@ -157,7 +159,7 @@ func (l *attrLayout) appendAttrs(b []byte, attrs []byte) []byte {
 		switch {
 		case v == nil:
 			b = append(b, "null"...)
-		case l.attrs[i].Type == bolt.TypeNumber && isIntegerText(v):
+		case l.attrs[i].Type == state.TypeNumber && jsonscan.IsInteger(v):
 			b = append(b, v...)
 			b = append(b, ".0"...)
 		default:
@@ -257,7 +259,7 @@ func (s *Server) framePage(g Grid, iq itemsQuery, p *page) string {
 // pageFrames returns the ids of at most limit frames that dataset d
 // records something on, touching the query's box, after its cursor, and
 // whether more follow.
-func (s *Server) pageFrames(g Grid, d *bolt.Dataset, iq itemsQuery) ([]uint64, bool, error) {
+func (s *Server) pageFrames(g Grid, d *state.Dataset, iq itemsQuery) ([]uint64, bool, error) {
 	start, ok := startAfter(iq)
 	if !ok {
 		return nil, false, nil
@@ -283,7 +285,7 @@ func (s *Server) pageFrames(g Grid, d *bolt.Dataset, iq itemsQuery) ([]uint64, b
 // narrowed returns key narrowed to dataset id alone: reading through
 // package access with it reads (and charges) that dataset and no other,
 // under the same rules as every other read.
-func narrowed(key bolt.Key, id string) bolt.Key {
+func narrowed(key state.Key, id string) state.Key {
 	key.Datasets = []string{id}
 	return key
 }
@@ -354,8 +356,8 @@ func (s *Server) charge(rq *request, ans *access.Answer, what string) error {
 // chargeDataset charges dataset acc once for what, when it is per query
 // and contributed, through package access (features are read page by page
 // rather than through access.Read, which caps them per request).
-func (s *Server) chargeDataset(rq *request, acc bolt.Access, contributed bool, what string) error {
-	ans := &access.Answer{Access: []bolt.Access{acc}, State: []access.State{{Contributed: contributed}}}
+func (s *Server) chargeDataset(rq *request, acc state.Access, contributed bool, what string) error {
+	ans := &access.Answer{Access: []state.Access{acc}, State: []access.State{{Contributed: contributed}}}
 	return s.charge(rq, ans, what)
 }
 
@@ -368,7 +370,7 @@ type storedFeature struct {
 // pageFeatures returns at most limit features of dataset d from the
 // query's cursor on, on frames touching its box, and the first feature of
 // the next page when more follow.
-func (s *Server) pageFeatures(g Grid, d *bolt.Dataset, iq itemsQuery) ([]storedFeature, *bolt.FeatureKey, error) {
+func (s *Server) pageFeatures(g Grid, d *state.Dataset, iq itemsQuery) ([]storedFeature, *bolt.FeatureKey, error) {
 	ranges, test := recordRanges(g, isLattice(g), iq.box, iq.from.Frame)
 	var out []storedFeature
 	var arena []byte
@@ -423,13 +425,13 @@ func (s *Server) featurePage(rq *request, g Grid, c collection, iq itemsQuery, p
 // holding it) first and its own "id", if any, as source_id.
 func appendStoredFeature(b []byte, f storedFeature) []byte {
 	var geom, props, id []byte
-	eachMember(f.body, func(name, value []byte) bool {
+	jsonscan.EachMember(f.body, func(name, value []byte) bool {
 		switch {
-		case nameIs(name, "geometry"):
+		case jsonscan.NameIs(name, "geometry"):
 			geom = value
-		case nameIs(name, "properties"):
+		case jsonscan.NameIs(name, "properties"):
 			props = value
-		case nameIs(name, "id"):
+		case jsonscan.NameIs(name, "id"):
 			id = value
 		}
 		return true
@@ -448,8 +450,8 @@ func appendStoredFeature(b []byte, f storedFeature) []byte {
 		b = append(b, id...)
 	}
 	if len(props) > 0 && props[0] == '{' {
-		eachMember(props, func(name, value []byte) bool {
-			if nameIs(name, frameIDProp) || nameIs(name, "source_id") && len(id) > 0 {
+		jsonscan.EachMember(props, func(name, value []byte) bool {
+			if jsonscan.NameIs(name, frameIDProp) || jsonscan.NameIs(name, "source_id") && len(id) > 0 {
 				return true
 			}
 			b = append(b, ',', '"')

@@ -2,6 +2,7 @@ package ogc
 
 import (
 	"errors"
+	"frameindex/origin"
 	"net/http"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"frameindex/access"
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/state"
 )
 
 // Grid is the frame index the collections are drawn from; *index.Index
@@ -50,6 +52,9 @@ type Config struct {
 	Store Store
 	// Now is the clock of charges and time stamps; nil means time.Now.
 	Now func() time.Time
+	// Origin names this server in absolute links; nil allows loopback
+	// hosts only (see package origin).
+	Origin *origin.Base
 }
 
 // Server answers the OGC API under /ogc for a key that the mounting server
@@ -59,6 +64,7 @@ type Server struct {
 	grid    func() Grid
 	store   Store
 	now     func() time.Time
+	origin  *origin.Base
 	routes  []route
 	extents sync.Map // extentKey -> *extent
 }
@@ -73,7 +79,7 @@ var (
 // New returns a Server for cfg. It does not fail; see Config for what a
 // missing field does.
 func New(cfg Config) *Server {
-	s := &Server{grid: cfg.Grid, store: cfg.Store, now: cfg.Now}
+	s := &Server{grid: cfg.Grid, store: cfg.Store, now: cfg.Now, origin: cfg.Origin}
 	if s.grid == nil {
 		s.grid = func() Grid { return nil }
 	}
@@ -124,7 +130,7 @@ func (s *Server) Patterns() []string {
 type request struct {
 	w     http.ResponseWriter
 	r     *http.Request
-	key   bolt.Key
+	key   state.Key
 	id    string // the request id, recorded with charges
 	base  string // absolute URL of Prefix, for links
 	vars  map[string]string
@@ -137,12 +143,12 @@ type request struct {
 // writes as an OGC exception: an *Error with its code and status, or any
 // other error as a server failure (500, cause logged). When the answer was
 // already started the mounting server can only abort the connection.
-func (s *Server) ServeKeyed(w http.ResponseWriter, r *http.Request, key bolt.Key, requestID string) error {
+func (s *Server) ServeKeyed(w http.ResponseWriter, r *http.Request, key state.Key, requestID string) error {
 	rest, ok := strings.CutPrefix(r.URL.Path, Prefix)
 	if !ok {
 		return notFound("there is no OGC API call at %s", quote(r.URL.Path))
 	}
-	rq := &request{w: w, r: r, key: key, id: requestID, base: baseURL(r)}
+	rq := &request{w: w, r: r, key: key, id: requestID, base: s.origin.URL(r) + Prefix}
 	if rest == "" || rest == "/" {
 		return s.handleLanding(rq)
 	}
@@ -187,40 +193,6 @@ func cut(s string) (seg, rest string) {
 		return s[:i], s[i:]
 	}
 	return s, ""
-}
-
-// baseURL is the absolute URL of Prefix as the client reached it, for
-// links (GDAL resolves a link starting with "/" against the URL it was
-// given, which already ends in /ogc). Behind a proxy that terminates TLS,
-// X-Forwarded-Proto "https" and X-Forwarded-Host name the outside.
-func baseURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
-		scheme = "https"
-	}
-	host := r.Host
-	if fh := r.Header.Get("X-Forwarded-Host"); fh != "" && validHost(fh) {
-		host = fh
-	}
-	if !validHost(host) {
-		host = "localhost"
-	}
-	return scheme + "://" + host + Prefix
-}
-
-// validHost reports whether h is a plausible host[:port], safe to put in a
-// link.
-func validHost(h string) bool {
-	if h == "" || len(h) > 255 {
-		return false
-	}
-	for i := 0; i < len(h); i++ {
-		c := h[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(".-:[]_", c) >= 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // gridOf returns the current grid snapshot.

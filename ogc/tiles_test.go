@@ -19,6 +19,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/index"
+	"frameindex/state"
 )
 
 // tile requests a tile, with gzip when asked, and decodes it.
@@ -274,7 +275,7 @@ func TestServer_TileTooBigForFrames(t *testing.T) {
 	}
 	defer st.Close()
 	for _, org := range []string{"acme", "rival"} {
-		if _, err := st.AddOrg(bolt.Org{ID: org, Plan: "pro"}); err != nil {
+		if _, err := st.AddOrg(state.Org{ID: org, Plan: "pro"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -282,9 +283,9 @@ func TestServer_TileTooBigForFrames(t *testing.T) {
 	// 60 x 60 frames around Abuja, 30 number attributes of distinct values.
 	var runs []grid.Run
 	var recs []bolt.FrameRecord
-	var attrs []bolt.Attribute
+	var attrs []state.Attribute
 	for a := range 30 {
-		attrs = append(attrs, bolt.Attribute{Name: fmt.Sprintf("a%02d", a), Type: bolt.TypeNumber, Aggregation: bolt.AggMean})
+		attrs = append(attrs, state.Attribute{Name: fmt.Sprintf("a%02d", a), Type: state.TypeNumber, Aggregation: state.AggMean})
 	}
 	for r := 9690; r < 9750; r++ {
 		runs = append(runs, grid.Run{Row: int32(r), Col0: 22460, Col1: 22519})
@@ -301,10 +302,10 @@ func TestServer_TileTooBigForFrames(t *testing.T) {
 			recs = append(recs, bolt.FrameRecord{Frame: id(r, c), Attrs: []byte(b.String())})
 		}
 	}
-	if _, err := st.ImportDataset(bolt.Dataset{ID: "wide", Owner: "rival", Price: 1, Attributes: attrs}, recs, testNow); err != nil {
+	if _, err := st.ImportDataset(state.Dataset{ID: "wide", Owner: "rival", Price: 1, Attributes: attrs}, recs, testNow); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.GrantLicence("acme", "wide", bolt.LicencePerQuery, testNow); err != nil {
+	if _, err := st.GrantLicence("acme", "wide", state.LicencePerQuery, testNow); err != nil {
 		t.Fatal(err)
 	}
 	f := newServer(st, index.NewLattice(runs))

@@ -33,6 +33,7 @@ want() {
 want -rwxr-xr-x /usr/bin/frameindex
 want -rw-r--r-- /usr/lib/systemd/system/frameindex.service
 want -rw-r--r-- /etc/default/frameindex
+want -rw-r--r-- /usr/share/doc/frameindex/docs/api.md
 dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./conffiles | grep -qx /etc/default/frameindex ||
   fail "/etc/default/frameindex is not a conffile"
 for s in preinst postinst prerm postrm; do

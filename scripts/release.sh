@@ -7,7 +7,7 @@
 #   VERSION=v1.2.0 scripts/release.sh
 #
 # Writes, for linux/amd64, linux/arm64, windows/amd64 and darwin/arm64:
-#   frameindex_VERSION_OS_ARCH.tar.gz (.zip for Windows)  the binary, README.md
+#   frameindex_VERSION_OS_ARCH.tar.gz (.zip for Windows)  the binary, README.md, docs/
 #   frameindex_VERSION_OS_ARCH.cdx.json                   CycloneDX SBOM of its Go modules
 # and for Linux the Debian packages frameindex_DEBVERSION_ARCH.deb (binary,
 # systemd unit, /etc/default/frameindex), then SHA256SUMS over all of them.
@@ -60,7 +60,8 @@ for t in $TARGETS; do
   echo "build $t"
   GOOS=$os GOARCH=$arch go build -trimpath -ldflags "$LDFLAGS" -o "$dir/$exe" .
   cp README.md "$dir/README.md"
-  touch -d "@$SOURCE_DATE_EPOCH" "$dir" "$dir"/*
+  mkdir "$dir/docs" && cp docs/*.md "$dir/docs/"
+  touch -d "@$SOURCE_DATE_EPOCH" "$dir" "$dir"/* "$dir"/docs/*
   if [ "$os" = windows ]; then
     (cd "$work" && find "$name" -print | sort | zip -q -X -D -@ "$OUT/$name.zip")
   else

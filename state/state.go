@@ -1,69 +1,54 @@
-// Package state names what a node keeps about organisations, keys,
-// licences, prices and money: the records every node of a deployment must
-// agree on. *bolt.Store implements Store for one node with one data file;
-// a shared engine (PostgreSQL, package state/pgstate) implements it for
-// several nodes. The grid and datasets are not state: each node keeps them
-// in its own bbolt file.
-//
-// Every method has the contract of the *bolt.Store method of the same name
-// (its errors included: bolt.ErrNotFound and friends): an implementation
-// differs in where it keeps records, never in what a caller sees. All
-// methods are safe for concurrent use.
 package state
 
-import (
-	"time"
-
-	"frameindex/bolt"
-)
+import "time"
 
 // Accounts are organisations, their plans, credit ledgers and usage.
 type Accounts interface {
-	AddOrg(o bolt.Org) (bolt.Org, error)
-	Orgs() ([]bolt.Org, error)
-	Org(id string) (bolt.Org, error)
-	SetPlan(orgID, plan string) (bolt.Org, error)
-	AddCredits(orgID string, n int64, note string, now time.Time) (bolt.Org, bolt.LedgerEntry, error)
-	OrgLedger(orgID string, limit int) (bolt.Org, []bolt.LedgerEntry, error)
-	Ledger(orgID string, limit int) ([]bolt.LedgerEntry, error)
-	Usage(orgID string, now time.Time) (bolt.Usage, error)
+	AddOrg(o Org) (Org, error)
+	Orgs() ([]Org, error)
+	Org(id string) (Org, error)
+	SetPlan(orgID, plan string) (Org, error)
+	AddCredits(orgID string, n int64, note string, now time.Time) (Org, LedgerEntry, error)
+	OrgLedger(orgID string, limit int) (Org, []LedgerEntry, error)
+	Ledger(orgID string, limit int) ([]LedgerEntry, error)
+	Usage(orgID string, now time.Time) (Usage, error)
 }
 
 // Keys are API keys, kept as digests of their secrets.
 type Keys interface {
-	MintKey(req bolt.MintRequest) (bolt.Key, string, error)
-	Keys(orgID string) ([]bolt.Key, error)
-	Key(id string) (bolt.Key, error)
+	MintKey(req MintRequest) (Key, string, error)
+	Keys(orgID string) ([]Key, error)
+	Key(id string) (Key, error)
 	// Keyring is a snapshot of every key for authenticating requests.
-	Keyring() (*bolt.Keyring, error)
-	RevokeKey(id string, now time.Time) (bolt.Key, error)
+	Keyring() (*Keyring, error)
+	RevokeKey(id string, now time.Time) (Key, error)
 	KeysLastUsed(ids []string) (map[string]time.Time, error)
-	FlushKeyUses(u *bolt.KeyUses) (int, error)
+	FlushKeyUses(u *KeyUses) (int, error)
 }
 
 // Licensing is who may read which dataset on what terms: licences, prices
 // and marketplace offers.
 type Licensing interface {
-	Licences(orgID string) ([]bolt.Licence, error)
-	GrantLicence(orgID, dataset, mode string, now time.Time) (bolt.Licence, error)
+	Licences(orgID string) ([]Licence, error)
+	GrantLicence(orgID, dataset, mode string, now time.Time) (Licence, error)
 	RevokeLicence(orgID, dataset string) error
-	SetPrice(id string, credits int64) (bolt.Dataset, error)
-	Offers() ([]bolt.Listing, error)
-	SetOffer(o bolt.Offer, now time.Time) (bolt.Offer, error)
+	SetPrice(id string, credits int64) (Dataset, error)
+	Offers() ([]Listing, error)
+	SetOffer(o Offer, now time.Time) (Offer, error)
 	WithdrawOffer(dataset string) error
-	LicenseOffer(orgID, dataset string, now time.Time) (bolt.Licence, *bolt.LedgerEntry, error)
+	LicenseOffer(orgID, dataset string, now time.Time) (Licence, *LedgerEntry, error)
 	// Readable is what key k may read (access.Store).
-	Readable(k bolt.Key) ([]bolt.Access, error)
+	Readable(k Key) ([]Access, error)
 }
 
 // Metering spends credits and answer allowances: per-query charges and
 // worded-answer reservations, each with its ledger entry in one
 // transaction.
 type Metering interface {
-	Charge(orgID, keyID, requestID string, ds []bolt.DatasetPrice, now time.Time) (charged, leftOut []string, err error)
-	ReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (bolt.Reservation, error)
-	CommitAnswer(r bolt.Reservation) error
-	RefundAnswer(r bolt.Reservation, now time.Time) error
+	Charge(orgID, keyID, requestID string, ds []DatasetPrice, now time.Time) (charged, leftOut []string, err error)
+	ReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (Reservation, error)
+	CommitAnswer(r Reservation) error
+	RefundAnswer(r Reservation, now time.Time) error
 	// RecoverPending refunds reservations left unsettled by a process that
 	// stopped; it returns how many it refunded.
 	RecoverPending(now time.Time) (int, error)
@@ -71,11 +56,21 @@ type Metering interface {
 
 // Audit is the log of administrative changes.
 type Audit interface {
-	AppendAudit(e bolt.AuditEntry) (bolt.AuditEntry, error)
-	AuditLog(org string, limit int) ([]bolt.AuditEntry, error)
+	AppendAudit(e AuditEntry) (AuditEntry, error)
+	AuditLog(org string, limit int) ([]AuditEntry, error)
+	// Audited returns the store writing *e to the log in the transaction
+	// of the change its next call makes: both are committed or neither
+	// is. Once committed, *e is the entry as stored (Seq set); it keeps
+	// Seq 0 when the call failed or wrote nothing. A handle is for one
+	// call.
+	Audited(e *AuditEntry) Store
 }
 
-// Store is all of the shared state.
+// Store is all of the shared state. The contract of each method (results
+// and errors) is written on *bolt.Store's method of the same name; an
+// implementation differs in where it keeps records, never in what a
+// caller sees, and the conformance suite (statetest) checks both. All
+// methods are safe for concurrent use.
 type Store interface {
 	Accounts
 	Keys
@@ -83,6 +78,3 @@ type Store interface {
 	Metering
 	Audit
 }
-
-// The one-node implementation.
-var _ Store = (*bolt.Store)(nil)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 	"frameindex/state/pgstate/pgtest"
 )
 
@@ -15,14 +15,14 @@ import (
 // it reports the median and the 99th percentile of a charge.
 func BenchmarkCharge(b *testing.B) {
 	c := pgtest.Shared(b)
-	s, _, _ := openPGB(b, c)
-	if _, err := s.AddOrg(bolt.Org{ID: "acme"}); err != nil {
+	s, _, _ := openPG(b, c)
+	if _, err := s.AddOrg(state.Org{ID: "acme"}); err != nil {
 		b.Fatal(err)
 	}
 	if _, _, err := s.AddCredits("acme", 1<<40, "bench", time.Time{}); err != nil {
 		b.Fatal(err)
 	}
-	ds := []bolt.DatasetPrice{{ID: "roads", Price: 1}}
+	ds := []state.DatasetPrice{{ID: "roads", Price: 1}}
 	took := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -43,17 +43,17 @@ func BenchmarkCharge(b *testing.B) {
 // licences and prices of the key's organisation.
 func BenchmarkReadable(b *testing.B) {
 	c := pgtest.Shared(b)
-	s, cat, _ := openPGB(b, c)
+	s, cat, _ := openPG(b, c)
 	for _, id := range []string{"acme", "owner"} {
-		if _, err := s.AddOrg(bolt.Org{ID: id}); err != nil {
+		if _, err := s.AddOrg(state.Org{ID: id}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	importB(b, cat, bolt.Dataset{ID: "roads", Name: "Roads", Owner: "owner", Price: 1})
-	if _, err := s.GrantLicence("acme", "roads", bolt.LicencePerQuery, time.Time{}); err != nil {
+	cat.add(state.Dataset{ID: "roads", Name: "Roads", Owner: "owner", Price: 1})
+	if _, err := s.GrantLicence("acme", "roads", state.LicencePerQuery, time.Time{}); err != nil {
 		b.Fatal(err)
 	}
-	k := bolt.Key{OrgID: "acme"}
+	k := state.Key{OrgID: "acme"}
 	b.ReportAllocs()
 	for b.Loop() {
 		if acc, err := s.Readable(k); err != nil || len(acc) != 1 {

@@ -2,7 +2,7 @@
 // that several nodes agree on organisations, credits, keys, licences,
 // prices, offers, usage and the audit log. Every method has the contract
 // of the *bolt.Store method of the same name, its sentinel errors
-// included (bolt.ErrNotFound and friends); package statetest's
+// included (state.ErrNotFound and friends); package statetest's
 // conformance suite runs against both.
 //
 // # What lives where

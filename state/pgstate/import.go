@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -24,6 +24,19 @@ func (c ImportCounts) String() string {
 // sharedTables are the tables Import requires empty.
 var sharedTables = []string{"orgs", "keys", "key_uses", "licences", "prices", "offers", "ledger", "usage", "reservations", "audit"}
 
+// Source is a store to copy shared state from: a data file
+// (*bolt.Store) implements it.
+type Source interface {
+	state.Store
+	Datasets() ([]state.Dataset, error)
+	// UsageCounters returns every usage counter of the organisation, in
+	// name order.
+	UsageCounters(orgID string) ([]state.UsageCounter, error)
+	// PendingAnswers returns the reservations neither committed nor
+	// refunded and the highest reservation id made so far.
+	PendingAnswers() (pending []state.Reservation, lastID uint64, err error)
+}
+
 // Import copies the shared state of a data file into this database, which
 // must hold none: organisations with their balances, keys (digests only)
 // and their last uses, licences, every dataset's price, offers, ledgers,
@@ -34,7 +47,7 @@ var sharedTables = []string{"orgs", "keys", "key_uses", "licences", "prices", "o
 // the file. Errors: ErrExists when the database already holds shared
 // state; the file's and the database's. Run it with the data file not
 // being served, so that it does not change underneath.
-func (s *Store) Import(src *bolt.Store) (ImportCounts, error) {
+func (s *Store) Import(src Source) (ImportCounts, error) {
 	var c ImportCounts
 	orgs, err := src.Orgs()
 	if err != nil {
@@ -72,8 +85,8 @@ func (s *Store) Import(src *bolt.Store) (ImportCounts, error) {
 	if err != nil {
 		return c, err
 	}
-	ledgers := map[string][]bolt.LedgerEntry{}
-	usage := map[string][]bolt.UsageCounter{}
+	ledgers := map[string][]state.LedgerEntry{}
+	usage := map[string][]state.UsageCounter{}
 	for _, o := range orgs {
 		if ledgers[o.ID], err = src.Ledger(o.ID, 0); err != nil {
 			return c, err
@@ -95,7 +108,7 @@ func (s *Store) Import(src *bolt.Store) (ImportCounts, error) {
 				return err
 			}
 			if any {
-				return bolt.Errorf(bolt.ErrExists, "%s already holds shared state (table %s is not empty): import only into an empty database", s.where, t)
+				return state.Errorf(state.ErrExists, "%s already holds shared state (table %s is not empty): import only into an empty database", s.where, t)
 			}
 		}
 		copyRows := func(table string, cols []string, rows [][]any) error {

@@ -3,31 +3,29 @@ package pgstate
 import (
 	"context"
 	"errors"
-	"slices"
-	"strings"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 
 	"github.com/jackc/pgx/v5"
 )
 
 const keyColumns = "id, org, name, preset, caps, datasets, digest, created, expires, revoked"
 
-func scanKey(r pgx.Row) (bolt.Key, error) {
-	var k bolt.Key
+func scanKey(r pgx.Row) (state.Key, error) {
+	var k state.Key
 	var caps []string
 	var digest []byte
 	var revoked *time.Time
 	if err := r.Scan(&k.ID, &k.OrgID, &k.Name, &k.Preset, &caps, &k.Datasets, &digest, &k.Created, &k.Expires, &revoked); err != nil {
-		return bolt.Key{}, err
+		return state.Key{}, err
 	}
 	if len(digest) != len(k.Digest) {
-		return bolt.Key{}, bolt.Errorf(bolt.ErrCorrupt, "shared state is corrupt: key %q has a digest of %d bytes", k.ID, len(digest))
+		return state.Key{}, state.Errorf(state.ErrCorrupt, "shared state is corrupt: key %q has a digest of %d bytes", k.ID, len(digest))
 	}
 	copy(k.Digest[:], digest)
 	for _, c := range caps {
-		k.Caps = append(k.Caps, bolt.Capability(c))
+		k.Caps = append(k.Caps, state.Capability(c))
 	}
 	if len(k.Datasets) == 0 {
 		k.Datasets = nil
@@ -39,17 +37,17 @@ func scanKey(r pgx.Row) (bolt.Key, error) {
 	return k, nil
 }
 
-func collectKeys(rows pgx.Rows) ([]bolt.Key, error) {
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (bolt.Key, error) { return scanKey(r) })
+func collectKeys(rows pgx.Rows) ([]state.Key, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (state.Key, error) { return scanKey(r) })
 }
 
 // MintKey is bolt.Store.MintKey; the database holds the secret's digest
 // only.
-func (s *Store) MintKey(req bolt.MintRequest) (bolt.Key, string, error) {
-	if _, _, err := bolt.PrepareKey(req, s.clock(), nil); err != nil {
-		return bolt.Key{}, "", err // checked before the organisation, as bolt does
+func (s *Store) MintKey(req state.MintRequest) (state.Key, string, error) {
+	if _, _, err := state.PrepareKey(req, s.clock(), nil); err != nil {
+		return state.Key{}, "", err // checked before the organisation, as bolt does
 	}
-	var k bolt.Key
+	var k state.Key
 	var secret string
 	err := s.tx(func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := getOrg(ctx, tx, req.OrgID); err != nil {
@@ -57,7 +55,7 @@ func (s *Store) MintKey(req bolt.MintRequest) (bolt.Key, string, error) {
 		}
 		for try := 0; ; try++ {
 			var err error
-			if k, secret, err = bolt.PrepareKey(req, s.clock(), nil); err != nil {
+			if k, secret, err = state.PrepareKey(req, s.clock(), nil); err != nil {
 				return err
 			}
 			k.Created, k.Expires = ts(k.Created), ts(k.Expires)
@@ -83,18 +81,21 @@ func (s *Store) MintKey(req bolt.MintRequest) (bolt.Key, string, error) {
 				}
 				continue
 			}
+			if err == nil {
+				s.audit.setTarget(k.ID)
+			}
 			return err
 		}
 	})
 	if err != nil {
-		return bolt.Key{}, "", err
+		return state.Key{}, "", err
 	}
 	return k, secret, nil
 }
 
 // Keys is bolt.Store.Keys.
-func (s *Store) Keys(orgID string) ([]bolt.Key, error) {
-	var out []bolt.Key
+func (s *Store) Keys(orgID string) ([]state.Key, error) {
+	var out []state.Key
 	err := s.view(func(ctx context.Context, tx pgx.Tx) error {
 		if orgID != "" {
 			if _, err := getOrg(ctx, tx, orgID); err != nil {
@@ -111,12 +112,7 @@ func (s *Store) Keys(orgID string) ([]bolt.Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b bolt.Key) int {
-		if c := a.Created.Compare(b.Created); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	state.SortKeys(out)
 	if len(out) == 0 {
 		out = nil
 	}
@@ -124,13 +120,13 @@ func (s *Store) Keys(orgID string) ([]bolt.Key, error) {
 }
 
 // Key is bolt.Store.Key.
-func (s *Store) Key(id string) (bolt.Key, error) {
-	var k bolt.Key
+func (s *Store) Key(id string) (state.Key, error) {
+	var k state.Key
 	err := s.view(func(ctx context.Context, tx pgx.Tx) error {
 		var err error
 		k, err = scanKey(tx.QueryRow(ctx, "SELECT "+keyColumns+" FROM keys WHERE id = $1", id))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return bolt.Errorf(bolt.ErrNotFound, "key %q not found", id)
+			return state.Errorf(state.ErrNotFound, "key %q not found", id)
 		}
 		return err
 	})
@@ -138,15 +134,15 @@ func (s *Store) Key(id string) (bolt.Key, error) {
 }
 
 // Keyring is bolt.Store.Keyring: a snapshot of every key.
-func (s *Store) Keyring() (*bolt.Keyring, error) {
+func (s *Store) Keyring() (*state.Keyring, error) {
 	kr, _, err := s.KeyringVersion()
 	return kr, err
 }
 
 // KeyringVersion is Keyring with the key version it reflects (see
 // KeyVersion), read in the same snapshot.
-func (s *Store) KeyringVersion() (*bolt.Keyring, int64, error) {
-	var keys []bolt.Key
+func (s *Store) KeyringVersion() (*state.Keyring, int64, error) {
+	var keys []state.Key
 	var v int64
 	err := s.view(func(ctx context.Context, tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, "SELECT version FROM key_version").Scan(&v); err != nil {
@@ -162,7 +158,7 @@ func (s *Store) KeyringVersion() (*bolt.Keyring, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	return bolt.NewKeyring(keys), v, nil
+	return state.NewKeyring(keys), v, nil
 }
 
 // KeyVersion returns the key version: a counter that every change to the
@@ -178,15 +174,15 @@ func (s *Store) KeyVersion(ctx context.Context) (int64, error) {
 
 // RevokeKey is bolt.Store.RevokeKey. Every node watching the keys
 // (WatchKeys) stops accepting it within the bound WatchKeys states.
-func (s *Store) RevokeKey(id string, now time.Time) (bolt.Key, error) {
+func (s *Store) RevokeKey(id string, now time.Time) (state.Key, error) {
 	at := s.nowOr(now)
-	var k bolt.Key
+	var k state.Key
 	err := s.tx(func(ctx context.Context, tx pgx.Tx) error {
 		var err error
 		k, err = scanKey(tx.QueryRow(ctx, "SELECT "+keyColumns+" FROM keys WHERE id = $1 FOR UPDATE", id))
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
-			return bolt.Errorf(bolt.ErrNotFound, "key %q not found", id)
+			return state.Errorf(state.ErrNotFound, "key %q not found", id)
 		case err != nil || !k.Revoked.IsZero():
 			return err
 		}
@@ -195,7 +191,7 @@ func (s *Store) RevokeKey(id string, now time.Time) (bolt.Key, error) {
 		return err
 	})
 	if err != nil {
-		return bolt.Key{}, err
+		return state.Key{}, err
 	}
 	return k, nil
 }
@@ -224,7 +220,7 @@ func (s *Store) KeysLastUsed(ids []string) (map[string]time.Time, error) {
 
 // FlushKeyUses is bolt.Store.FlushKeyUses: one transaction keeping, per
 // key, the latest use any node recorded.
-func (s *Store) FlushKeyUses(u *bolt.KeyUses) (int, error) {
+func (s *Store) FlushKeyUses(u *state.KeyUses) (int, error) {
 	todo := u.Unflushed()
 	if len(todo) == 0 {
 		return 0, nil

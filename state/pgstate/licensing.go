@@ -1,14 +1,11 @@
 package pgstate
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"slices"
-	"strings"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -26,17 +23,17 @@ func (s *Store) catalogue() (Catalogue, error) {
 
 // dataset reads a dataset's description from the node's file. Errors:
 // ErrNotFound; errNoCatalogue; the file's.
-func (s *Store) dataset(id string) (bolt.Dataset, error) {
+func (s *Store) dataset(id string) (state.Dataset, error) {
 	cat, err := s.catalogue()
 	if err != nil {
-		return bolt.Dataset{}, err
+		return state.Dataset{}, err
 	}
 	return cat.Dataset(id)
 }
 
 // priceOf applies the price kept in the database, when there is one, to a
 // dataset described by the node's file.
-func priceOf(ctx context.Context, tx pgx.Tx, d *bolt.Dataset) error {
+func priceOf(ctx context.Context, tx pgx.Tx, d *state.Dataset) error {
 	err := tx.QueryRow(ctx, "SELECT price FROM prices WHERE dataset = $1", d.ID).Scan(&d.Price)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil
@@ -45,8 +42,8 @@ func priceOf(ctx context.Context, tx pgx.Tx, d *bolt.Dataset) error {
 }
 
 // Licences is bolt.Store.Licences.
-func (s *Store) Licences(orgID string) ([]bolt.Licence, error) {
-	var out []bolt.Licence
+func (s *Store) Licences(orgID string) ([]state.Licence, error) {
+	var out []state.Licence
 	err := s.view(func(ctx context.Context, tx pgx.Tx) error {
 		if orgID != "" {
 			if _, err := getOrg(ctx, tx, orgID); err != nil {
@@ -57,8 +54,8 @@ func (s *Store) Licences(orgID string) ([]bolt.Licence, error) {
 		if err != nil {
 			return err
 		}
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (bolt.Licence, error) {
-			var l bolt.Licence
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (state.Licence, error) {
+			var l state.Licence
 			err := r.Scan(&l.OrgID, &l.Dataset, &l.Mode, &l.Granted)
 			l.Granted = l.Granted.UTC()
 			return l, err
@@ -68,9 +65,7 @@ func (s *Store) Licences(orgID string) ([]bolt.Licence, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b bolt.Licence) int {
-		return cmp.Or(strings.Compare(a.OrgID, b.OrgID), strings.Compare(a.Dataset, b.Dataset))
-	})
+	state.SortLicences(out)
 	if len(out) == 0 {
 		out = nil
 	}
@@ -79,25 +74,22 @@ func (s *Store) Licences(orgID string) ([]bolt.Licence, error) {
 
 // licensable checks that organisation orgID may license dataset, one of
 // the catalogue's that it does not own. Errors: those of dataset;
-// bolt.ErrInvalid for the owner.
+// state.ErrInvalid for the owner.
 func (s *Store) licensable(orgID, dataset string) error {
 	d, err := s.dataset(dataset)
 	if err != nil {
 		return err
 	}
-	if d.Owner == orgID {
-		return bolt.Errorf(bolt.ErrInvalid, "organisation %s owns dataset %s: an owner reads its own datasets without a licence", orgID, dataset)
-	}
-	return nil
+	return state.CheckNotOwner(orgID, d)
 }
 
 // GrantLicence is bolt.Store.GrantLicence; the dataset is looked up in the
 // node's file.
-func (s *Store) GrantLicence(orgID, dataset, mode string, now time.Time) (bolt.Licence, error) {
-	if err := bolt.CheckLicenceMode(mode); err != nil {
-		return bolt.Licence{}, err
+func (s *Store) GrantLicence(orgID, dataset, mode string, now time.Time) (state.Licence, error) {
+	if err := state.CheckLicenceMode(mode); err != nil {
+		return state.Licence{}, err
 	}
-	l := bolt.Licence{OrgID: orgID, Dataset: dataset, Mode: mode, Granted: s.nowOr(now)}
+	l := state.Licence{OrgID: orgID, Dataset: dataset, Mode: mode, Granted: s.nowOr(now)}
 	err := s.tx(func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := getOrg(ctx, tx, orgID); err != nil {
 			return err
@@ -111,7 +103,7 @@ func (s *Store) GrantLicence(orgID, dataset, mode string, now time.Time) (bolt.L
 		return err
 	})
 	if err != nil {
-		return bolt.Licence{}, err
+		return state.Licence{}, err
 	}
 	return l, nil
 }
@@ -121,7 +113,7 @@ func (s *Store) RevokeLicence(orgID, dataset string) error {
 	return s.tx(func(ctx context.Context, tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, "DELETE FROM licences WHERE org = $1 AND dataset = $2", orgID, dataset)
 		if err == nil && tag.RowsAffected() == 0 {
-			return bolt.Errorf(bolt.ErrNotFound, "organisation %q holds no licence for dataset %q", orgID, dataset)
+			return state.Errorf(state.ErrNotFound, "organisation %q holds no licence for dataset %q", orgID, dataset)
 		}
 		return err
 	})
@@ -130,13 +122,13 @@ func (s *Store) RevokeLicence(orgID, dataset string) error {
 // SetPrice is bolt.Store.SetPrice: the dataset is looked up in the node's
 // file and its price kept in the database, where it overrides the file's
 // for every node.
-func (s *Store) SetPrice(id string, credits int64) (bolt.Dataset, error) {
-	if err := bolt.CheckPrice(id, credits); err != nil {
-		return bolt.Dataset{}, err
+func (s *Store) SetPrice(id string, credits int64) (state.Dataset, error) {
+	if err := state.CheckPrice(id, credits); err != nil {
+		return state.Dataset{}, err
 	}
 	d, err := s.dataset(id)
 	if err != nil {
-		return bolt.Dataset{}, err
+		return state.Dataset{}, err
 	}
 	err = s.tx(func(ctx context.Context, tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO prices (dataset, price) VALUES ($1, $2)
@@ -144,7 +136,7 @@ func (s *Store) SetPrice(id string, credits int64) (bolt.Dataset, error) {
 		return err
 	})
 	if err != nil {
-		return bolt.Dataset{}, err
+		return state.Dataset{}, err
 	}
 	d.Price = credits
 	return d, nil
@@ -152,7 +144,7 @@ func (s *Store) SetPrice(id string, credits int64) (bolt.Dataset, error) {
 
 // Offers is bolt.Store.Offers: the node's datasets with the offers and
 // prices in the database.
-func (s *Store) Offers() ([]bolt.Listing, error) {
+func (s *Store) Offers() ([]state.Listing, error) {
 	cat, err := s.catalogue()
 	if err != nil {
 		return nil, err
@@ -161,14 +153,14 @@ func (s *Store) Offers() ([]bolt.Listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	offers := map[string]bolt.Offer{}
+	offers := map[string]state.Offer{}
 	prices := map[string]int64{}
 	err = s.view(func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, "SELECT dataset, mode, price, licence_text, updated FROM offers")
 		if err != nil {
 			return err
 		}
-		var o bolt.Offer
+		var o state.Offer
 		if _, err := pgx.ForEachRow(rows, []any{&o.Dataset, &o.Mode, &o.Price, &o.LicenceText, &o.Updated}, func() error {
 			o.Updated = o.Updated.UTC()
 			offers[o.Dataset] = o
@@ -181,7 +173,7 @@ func (s *Store) Offers() ([]bolt.Listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []bolt.Listing
+	var out []state.Listing
 	for _, d := range all {
 		if p, ok := prices[d.ID]; ok {
 			d.Price = p
@@ -190,10 +182,10 @@ func (s *Store) Offers() ([]bolt.Listing, error) {
 		if !ok {
 			continue
 		}
-		if o.Mode == bolt.OfferPerQuery {
+		if o.Mode == state.OfferPerQuery {
 			o.Price = d.Price
 		}
-		out = append(out, bolt.Listing{Offer: o, Info: d})
+		out = append(out, state.Listing{Offer: o, Info: d})
 	}
 	return out, nil
 }
@@ -210,20 +202,20 @@ func readPrices(ctx context.Context, tx pgx.Tx, into map[string]int64) error {
 }
 
 // SetOffer is bolt.Store.SetOffer.
-func (s *Store) SetOffer(o bolt.Offer, now time.Time) (bolt.Offer, error) {
-	if o.Mode == bolt.OfferPrivate {
-		return bolt.Offer{Dataset: o.Dataset, Mode: bolt.OfferPrivate}, s.WithdrawOffer(o.Dataset)
+func (s *Store) SetOffer(o state.Offer, now time.Time) (state.Offer, error) {
+	if o.Mode == state.OfferPrivate {
+		return state.Offer{Dataset: o.Dataset, Mode: state.OfferPrivate}, s.WithdrawOffer(o.Dataset)
 	}
-	if err := bolt.CheckOffer(o); err != nil {
-		return bolt.Offer{}, err
+	if err := state.CheckOffer(o); err != nil {
+		return state.Offer{}, err
 	}
 	o.Updated = s.nowOr(now)
 	if _, err := s.dataset(o.Dataset); err != nil {
-		return bolt.Offer{}, err
+		return state.Offer{}, err
 	}
 	err := s.tx(func(ctx context.Context, tx pgx.Tx) error {
 		var b pgx.Batch
-		if o.Mode == bolt.OfferPerQuery {
+		if o.Mode == state.OfferPerQuery {
 			b.Queue(`INSERT INTO prices (dataset, price) VALUES ($1, $2)
 				ON CONFLICT (dataset) DO UPDATE SET price = excluded.price`, o.Dataset, o.Price)
 		}
@@ -234,7 +226,7 @@ func (s *Store) SetOffer(o bolt.Offer, now time.Time) (bolt.Offer, error) {
 		return run(ctx, tx, &b)
 	})
 	if err != nil {
-		return bolt.Offer{}, err
+		return state.Offer{}, err
 	}
 	return o, nil
 }
@@ -253,10 +245,10 @@ func (s *Store) WithdrawOffer(dataset string) error {
 // LicenseOffer is bolt.Store.LicenseOffer: the licence and the debit of a
 // subscription's price in one transaction under the organisation's row
 // lock.
-func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (bolt.Licence, *bolt.LedgerEntry, error) {
+func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (state.Licence, *state.LedgerEntry, error) {
 	at := s.nowOr(now)
-	var l bolt.Licence
-	var entry *bolt.LedgerEntry
+	var l state.Licence
+	var entry *state.LedgerEntry
 	err := s.tx(func(ctx context.Context, tx pgx.Tx) error {
 		entry = nil
 		org, err := lockOrg(ctx, tx, orgID)
@@ -266,10 +258,10 @@ func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (bolt.Licence
 		if err := s.licensable(orgID, dataset); err != nil {
 			return err
 		}
-		var o bolt.Offer
+		var o state.Offer
 		err = tx.QueryRow(ctx, "SELECT mode, price FROM offers WHERE dataset = $1 FOR SHARE", dataset).Scan(&o.Mode, &o.Price)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return bolt.Errorf(bolt.ErrNotFound, "dataset %s is not offered in the marketplace", dataset)
+			return state.Errorf(state.ErrNotFound, "dataset %s is not offered in the marketplace", dataset)
 		}
 		if err != nil {
 			return err
@@ -279,34 +271,32 @@ func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (bolt.Licence
 			return err
 		}
 		if held {
-			return bolt.Errorf(bolt.ErrExists, "organisation %s already holds a licence for dataset %s", orgID, dataset)
+			return state.Errorf(state.ErrExists, "organisation %s already holds a licence for dataset %s", orgID, dataset)
 		}
-		l = bolt.Licence{OrgID: orgID, Dataset: dataset, Mode: o.Mode, Granted: at}
+		var paid state.Org
+		var e *state.LedgerEntry
+		if l, paid, e, err = state.DecideLicence(org.Org, dataset, o, at); err != nil {
+			return err
+		}
 		var b pgx.Batch
-		if o.Mode == bolt.OfferSubscription && o.Price > 0 {
-			if org.Credits < o.Price {
-				return bolt.Errorf(bolt.ErrInvalid, "organisation %s has %s; the subscription to dataset %s costs %s",
-					org.ID, bolt.CreditsText(org.Credits), dataset, bolt.CreditsText(o.Price))
-			}
-			org.Credits -= o.Price
-			e := bolt.LedgerEntry{Time: at, Kind: bolt.LedgerLicence, Credits: -o.Price, Balance: org.Credits,
-				Dataset: dataset, Note: "subscription to dataset " + dataset}
-			org.appendLedger(&b, &e)
+		if e != nil {
+			org.settle(&b, paid, nil, nil)
+			org.appendLedger(&b, e)
 			org.save(&b)
-			entry = &e
+			entry = e
 		}
 		b.Queue("INSERT INTO licences (org, dataset, mode, granted) VALUES ($1, $2, $3, $4)", l.OrgID, l.Dataset, l.Mode, l.Granted)
 		return run(ctx, tx, &b)
 	})
 	if err != nil {
-		return bolt.Licence{}, nil, err
+		return state.Licence{}, nil, err
 	}
 	return l, entry, nil
 }
 
 // Readable is bolt.Store.Readable: the node's datasets, the licences and
 // prices in the database, read in one round trip.
-func (s *Store) Readable(k bolt.Key) ([]bolt.Access, error) {
+func (s *Store) Readable(k state.Key) ([]state.Access, error) {
 	if k.OrgID == "" {
 		return nil, nil
 	}
@@ -350,21 +340,10 @@ func (s *Store) Readable(k bolt.Key) ([]bolt.Access, error) {
 		}
 		return nil, s.wrap(err)
 	}
-	var out []bolt.Access
-	for _, d := range all {
-		if len(k.Datasets) > 0 && !slices.Contains(k.Datasets, d.ID) {
-			continue
-		}
+	for i, d := range all {
 		if pr, ok := prices[d.ID]; ok {
-			d.Price = pr
-		}
-		m, licensed := mode[d.ID]
-		switch {
-		case d.Owner == k.OrgID:
-			out = append(out, bolt.Access{Dataset: d})
-		case licensed:
-			out = append(out, bolt.Access{Dataset: d, PerQuery: m == bolt.LicencePerQuery})
+			all[i].Price = pr
 		}
 	}
-	return out, nil
+	return state.ReadableBy(k, all, mode), nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -15,53 +15,31 @@ import (
 // Charge is bolt.Store.Charge: one transaction under the organisation's
 // row lock (SELECT … FOR UPDATE), so that charges on any number of nodes
 // run one after another against the balance the last one left.
-func (s *Store) Charge(orgID, keyID, requestID string, ds []bolt.DatasetPrice, now time.Time) (charged, leftOut []string, err error) {
+func (s *Store) Charge(orgID, keyID, requestID string, ds []state.DatasetPrice, now time.Time) (charged, leftOut []string, err error) {
 	if len(ds) == 0 {
 		return nil, nil, nil
 	}
-	sorted, err := bolt.CheckCharge(keyID, requestID, ds)
+	sorted, err := state.CheckCharge(keyID, requestID, ds)
 	if err != nil {
 		return nil, nil, err
 	}
 	at := s.nowOr(now)
-	month := bolt.MonthOf(at)
+	var c state.Charges
 	err = s.tx(func(ctx context.Context, tx pgx.Tx) error {
-		charged, leftOut = charged[:0], leftOut[:0] // a retried fn starts again
 		o, err := lockOrg(ctx, tx, orgID)
 		if err != nil {
 			return err
 		}
+		c = state.DecideCharge(o.Org, keyID, requestID, sorted, at)
 		var b pgx.Batch
-		for _, d := range sorted {
-			if d.Price > o.Credits {
-				leftOut = append(leftOut, d.ID)
-				continue
-			}
-			if d.Price > 0 {
-				o.Credits -= d.Price
-				e := bolt.LedgerEntry{
-					Time: at, Kind: bolt.LedgerCharge, Credits: -d.Price, Balance: o.Credits,
-					KeyID: keyID, Dataset: d.ID, RequestID: requestID,
-				}
-				o.appendLedger(&b, &e)
-			}
-			addCounter(&b, o.ID, bolt.ChargesCounter(month, d.ID), 1, d.Price)
-			charged = append(charged, d.ID)
-		}
+		o.settle(&b, c.Org, c.Entries, c.Counters)
 		o.save(&b)
 		return run(ctx, tx, &b)
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	return nilIfEmpty(charged), nilIfEmpty(leftOut), nil
-}
-
-func nilIfEmpty(s []string) []string {
-	if len(s) == 0 {
-		return nil
-	}
-	return s
+	return c.Charged, c.LeftOut, nil
 }
 
 // counterOf reads a usage counter in tx; one that does not exist is zero.
@@ -75,45 +53,33 @@ func counterOf(ctx context.Context, tx pgx.Tx, org, name string) (count, credits
 
 // ReserveAnswer is bolt.Store.ReserveAnswer: one transaction under the
 // organisation's row lock; the reservation is a row in state pending.
-func (s *Store) ReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (bolt.Reservation, error) {
-	if err := bolt.CheckRef("key id", keyID); err != nil {
-		return bolt.Reservation{}, err
-	}
-	if err := bolt.CheckRef("request id", requestID); err != nil {
-		return bolt.Reservation{}, err
-	}
-	if creditCost <= 0 {
-		creditCost = 1
+func (s *Store) ReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (state.Reservation, error) {
+	cost, err := state.CheckReserve(keyID, requestID, creditCost)
+	if err != nil {
+		return state.Reservation{}, err
 	}
 	at := s.nowOr(now)
-	var r bolt.Reservation
-	err := s.tx(func(ctx context.Context, tx pgx.Tx) error {
-		r = bolt.Reservation{OrgID: orgID, KeyID: keyID, RequestID: requestID, Month: bolt.MonthOf(at), Day: bolt.DayOf(at), Time: at}
+	var r state.Reservation
+	err = s.tx(func(ctx context.Context, tx pgx.Tx) error {
 		o, err := lockOrg(ctx, tx, orgID)
 		if err != nil {
 			return err
 		}
-		day, _, err := counterOf(ctx, tx, o.ID, bolt.AnswersCounter(r.Day))
+		day, _, err := counterOf(ctx, tx, o.ID, state.AnswersCounter(state.DayOf(at)))
 		if err != nil {
 			return err
 		}
-		if day >= bolt.DailyCeiling {
-			return bolt.Errorf(bolt.ErrNoAllowance, "organisation %s has reached the daily ceiling of %s worded answers (UTC day %s)", o.ID, bolt.GroupDigits(bolt.DailyCeiling), r.Day)
+		var month int64
+		if day < state.DailyCeiling {
+			if month, _, err = counterOf(ctx, tx, o.ID, state.AnswersCounter(state.MonthOf(at))); err != nil {
+				return err
+			}
 		}
-		month, _, err := counterOf(ctx, tx, o.ID, bolt.AnswersCounter(r.Month))
+		a, err := state.DecideAnswer(o.Org, keyID, requestID, cost, at, day, month)
 		if err != nil {
 			return err
 		}
-		allowance := int64(bolt.PlanAllowance[o.Plan])
-		switch {
-		case month < allowance:
-			r.Source = bolt.SourceAllowance
-		case o.Credits >= creditCost:
-			r.Source, r.Credits = bolt.SourceCredits, creditCost
-		default:
-			return bolt.Errorf(bolt.ErrNoAllowance, "organisation %s: the monthly allowance of %s worded answers and credits are spent (UTC month %s; %s left, a worded answer costs %s)",
-				o.ID, bolt.GroupDigits(allowance), r.Month, bolt.CreditsText(o.Credits), bolt.CreditsText(creditCost))
-		}
+		r = a.Reservation
 		var id int64
 		if err := tx.QueryRow(ctx, `INSERT INTO reservations (org, key_id, request_id, source, credits, month, day, time)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
@@ -122,30 +88,28 @@ func (s *Store) ReserveAnswer(orgID, keyID, requestID string, creditCost int64, 
 		}
 		r.ID = uint64(id)
 		var b pgx.Batch
-		if r.Source == bolt.SourceCredits {
-			o.Credits -= r.Credits
-			e := bolt.LedgerEntry{
-				Time: at, Kind: bolt.LedgerAnswer, Credits: -r.Credits, Balance: o.Credits,
-				Note: bolt.NoteAnswer, KeyID: keyID, RequestID: requestID,
-			}
-			o.appendLedger(&b, &e)
-			o.save(&b)
-		}
-		for _, period := range []string{r.Month, r.Day} {
-			addCounter(&b, o.ID, bolt.AnswersCounter(period), 1, r.Credits)
-		}
+		o.settle(&b, a.Org, entries(a.Entry), a.Counters)
+		o.save(&b)
 		return run(ctx, tx, &b)
 	})
 	if err != nil {
-		return bolt.Reservation{}, err
+		return state.Reservation{}, err
 	}
 	return r, nil
 }
 
+// entries is e as a list: empty when nil.
+func entries(e *state.LedgerEntry) []state.LedgerEntry {
+	if e == nil {
+		return nil
+	}
+	return []state.LedgerEntry{*e}
+}
+
 const reservationColumns = "id, org, key_id, request_id, source, credits, month, day, time, state"
 
-func scanReservation(row pgx.Row) (bolt.Reservation, string, error) {
-	var r bolt.Reservation
+func scanReservation(row pgx.Row) (state.Reservation, string, error) {
+	var r state.Reservation
 	var id int64
 	var st string
 	err := row.Scan(&id, &r.OrgID, &r.KeyID, &r.RequestID, &r.Source, &r.Credits, &r.Month, &r.Day, &r.Time, &st)
@@ -156,29 +120,29 @@ func scanReservation(row pgx.Row) (bolt.Reservation, string, error) {
 // lockReservation reads reservation r, as stored, under its row lock:
 // ErrInvalid without an id; ErrNotFound when it was never made, made for
 // another organisation, or refunded.
-func lockReservation(ctx context.Context, tx pgx.Tx, r bolt.Reservation) (bolt.Reservation, string, error) {
+func lockReservation(ctx context.Context, tx pgx.Tx, r state.Reservation) (state.Reservation, string, error) {
 	if r.ID == 0 {
-		return bolt.Reservation{}, "", bolt.Errorf(bolt.ErrInvalid, "invalid reservation: no id")
+		return state.Reservation{}, "", state.Errorf(state.ErrInvalid, "invalid reservation: no id")
 	}
 	if r.ID > 1<<63-1 {
-		return bolt.Reservation{}, "", bolt.Errorf(bolt.ErrNotFound, "worded answer reservation %d not found", r.ID)
+		return state.Reservation{}, "", state.Errorf(state.ErrNotFound, "worded answer reservation %d not found", r.ID)
 	}
 	stored, st, err := scanReservation(tx.QueryRow(ctx, "SELECT "+reservationColumns+" FROM reservations WHERE id = $1 FOR UPDATE", int64(r.ID)))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return bolt.Reservation{}, "", bolt.Errorf(bolt.ErrNotFound, "worded answer reservation %d not found", r.ID)
+		return state.Reservation{}, "", state.Errorf(state.ErrNotFound, "worded answer reservation %d not found", r.ID)
 	case err != nil:
-		return bolt.Reservation{}, "", err
+		return state.Reservation{}, "", err
 	case st == "refunded":
-		return bolt.Reservation{}, "", bolt.Errorf(bolt.ErrNotFound, "worded answer reservation %d was refunded", r.ID)
+		return state.Reservation{}, "", state.Errorf(state.ErrNotFound, "worded answer reservation %d was refunded", r.ID)
 	case stored.OrgID != r.OrgID:
-		return bolt.Reservation{}, "", bolt.Errorf(bolt.ErrNotFound, "worded answer reservation %d of organisation %q not found", r.ID, r.OrgID)
+		return state.Reservation{}, "", state.Errorf(state.ErrNotFound, "worded answer reservation %d of organisation %q not found", r.ID, r.OrgID)
 	}
 	return stored, st, nil
 }
 
 // CommitAnswer is bolt.Store.CommitAnswer.
-func (s *Store) CommitAnswer(r bolt.Reservation) error {
+func (s *Store) CommitAnswer(r state.Reservation) error {
 	at := ts(s.clock())
 	return s.tx(func(ctx context.Context, tx pgx.Tx) error {
 		_, st, err := lockReservation(ctx, tx, r)
@@ -191,7 +155,7 @@ func (s *Store) CommitAnswer(r bolt.Reservation) error {
 }
 
 // RefundAnswer is bolt.Store.RefundAnswer.
-func (s *Store) RefundAnswer(r bolt.Reservation, now time.Time) error {
+func (s *Store) RefundAnswer(r state.Reservation, now time.Time) error {
 	at := s.nowOr(now)
 	return s.tx(func(ctx context.Context, tx pgx.Tx) error {
 		stored, st, err := lockReservation(ctx, tx, r)
@@ -199,7 +163,7 @@ func (s *Store) RefundAnswer(r bolt.Reservation, now time.Time) error {
 		case err != nil:
 			return err
 		case st != "pending":
-			return bolt.Errorf(bolt.ErrNotFound, "worded answer reservation %d was committed; it cannot be refunded", r.ID)
+			return state.Errorf(state.ErrNotFound, "worded answer reservation %d was committed; it cannot be refunded", r.ID)
 		}
 		o, err := lockOrg(ctx, tx, stored.OrgID)
 		if err != nil {
@@ -211,32 +175,23 @@ func (s *Store) RefundAnswer(r bolt.Reservation, now time.Time) error {
 
 // refund reverses the pending reservation r, as stored, inside tx, with
 // its organisation o locked.
-func refund(ctx context.Context, tx pgx.Tx, o *lockedOrg, r bolt.Reservation, at time.Time) error {
+func refund(ctx context.Context, tx pgx.Tx, o *lockedOrg, r state.Reservation, at time.Time) error {
 	for _, period := range []string{r.Month, r.Day} {
-		c, cr, err := counterOf(ctx, tx, o.ID, bolt.AnswersCounter(period))
+		c, cr, err := counterOf(ctx, tx, o.ID, state.AnswersCounter(period))
 		if err != nil {
 			return err
 		}
 		if c < 1 || cr < r.Credits {
-			return bolt.Errorf(bolt.ErrCorrupt, "shared state is corrupt: refunding worded answer %d: usage counter %q of organisation %q holds %d, %d credits", r.ID, bolt.AnswersCounter(period), o.ID, c, cr)
+			return state.Errorf(state.ErrCorrupt, "shared state is corrupt: refunding worded answer %d: usage counter %q of organisation %q holds %d, %d credits", r.ID, state.AnswersCounter(period), o.ID, c, cr)
 		}
+	}
+	f, err := state.DecideRefund(o.Org, r, at)
+	if err != nil {
+		return err
 	}
 	var b pgx.Batch
-	for _, period := range []string{r.Month, r.Day} {
-		addCounter(&b, o.ID, bolt.AnswersCounter(period), -1, -r.Credits)
-	}
-	if r.Source == bolt.SourceCredits {
-		if o.Credits > 1<<63-1-r.Credits {
-			return bolt.Errorf(bolt.ErrInvalid, "organisation %s has %s; refunding %d would pass the largest balance", o.ID, bolt.CreditsText(o.Credits), r.Credits)
-		}
-		o.Credits += r.Credits
-		e := bolt.LedgerEntry{
-			Time: at, Kind: bolt.LedgerRefund, Credits: r.Credits, Balance: o.Credits,
-			Note: bolt.NoteRefund, KeyID: r.KeyID, RequestID: r.RequestID,
-		}
-		o.appendLedger(&b, &e)
-		o.save(&b)
-	}
+	o.settle(&b, f.Org, entries(f.Entry), f.Counters)
+	o.save(&b)
 	b.Queue("UPDATE reservations SET state = 'refunded', settled = $2 WHERE id = $1", int64(r.ID), at)
 	return run(ctx, tx, &b)
 }
@@ -261,7 +216,7 @@ func (s *Store) RecoverPending(now time.Time) (int, error) {
 		if err != nil {
 			return err
 		}
-		all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (bolt.Reservation, error) {
+		all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (state.Reservation, error) {
 			res, _, err := scanReservation(r)
 			return res, err
 		})

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
+	"frameindex/state"
 	"frameindex/state/pgstate"
 	"frameindex/state/pgstate/pgtest"
 	"frameindex/state/statetest"
@@ -65,7 +65,7 @@ func TestMigrate(t *testing.T) {
 func TestRecoverPendingBound(t *testing.T) {
 	c := pgtest.Shared(t)
 	s, _, _ := openPG(t, c)
-	if _, err := s.AddOrg(bolt.Org{ID: "acme"}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme"}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := s.ReserveAnswer("acme", "k", "r", 1, t0)
@@ -93,10 +93,10 @@ func TestRecoverPendingNodes(t *testing.T) {
 	s, cat, url := openPG(t, c)
 	for i := range 3 {
 		org := fmt.Sprint("org", i)
-		if _, err := s.AddOrg(bolt.Org{ID: org}); err != nil {
+		if _, err := s.AddOrg(state.Org{ID: org}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.SetPlan(org, bolt.PlanTrial); err != nil {
+		if _, err := s.SetPlan(org, state.PlanTrial); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,15 +143,15 @@ func TestRecoverPendingNodes(t *testing.T) {
 func TestDatabaseDown(t *testing.T) {
 	c := pgtest.Start(t) // stopped and started: a cluster of its own
 	s, _, _ := openPG(t, c)
-	if _, err := s.AddOrg(bolt.Org{ID: "acme"}); err != nil {
+	if _, err := s.AddOrg(state.Org{ID: "acme"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := s.AddCredits("acme", 5, "grant", t0); err != nil {
 		t.Fatal(err)
 	}
 	c.Stop()
-	_, _, err := s.Charge("acme", "k", "r", []bolt.DatasetPrice{{ID: "pop", Price: 1}}, t0)
-	if err == nil || errors.Is(err, bolt.ErrNotFound) || errors.Is(err, bolt.ErrInvalid) || !strings.Contains(err.Error(), "127.0.0.1") {
+	_, _, err := s.Charge("acme", "k", "r", []state.DatasetPrice{{ID: "pop", Price: 1}}, t0)
+	if err == nil || errors.Is(err, state.ErrNotFound) || errors.Is(err, state.ErrInvalid) || !strings.Contains(err.Error(), "127.0.0.1") {
 		t.Fatalf("Charge with the database stopped: %v", err)
 	}
 	t.Log(err)
@@ -161,7 +161,7 @@ func TestDatabaseDown(t *testing.T) {
 	c.Start()
 	// The first call after the restart succeeds: the pool's dead
 	// connections are dropped and the statement sent again.
-	charged, _, err := s.Charge("acme", "k", "r", []bolt.DatasetPrice{{ID: "pop", Price: 1}}, t0)
+	charged, _, err := s.Charge("acme", "k", "r", []state.DatasetPrice{{ID: "pop", Price: 1}}, t0)
 	if err != nil || len(charged) != 1 {
 		t.Fatalf("Charge after restart: %v %v", charged, err)
 	}
@@ -210,10 +210,10 @@ func TestWatchKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	if _, err := a.AddOrg(bolt.Org{ID: "acme"}); err != nil {
+	if _, err := a.AddOrg(state.Org{ID: "acme"}); err != nil {
 		t.Fatal(err)
 	}
-	k, secret, err := a.MintKey(bolt.MintRequest{OrgID: "acme", Preset: "full"})
+	k, secret, err := a.MintKey(state.MintRequest{OrgID: "acme", Preset: "full"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestWatchKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ring atomic.Pointer[bolt.Keyring]
+	var ring atomic.Pointer[state.Keyring]
 	ring.Store(kr)
 	changed := make(chan struct{}, 10)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -241,7 +241,7 @@ func TestWatchKeys(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no key change seen in 5 s")
 	}
-	if _, err := ring.Load().Lookup(secret, time.Now()); !errors.Is(err, bolt.ErrRevokedKey) {
+	if _, err := ring.Load().Lookup(secret, time.Now()); !errors.Is(err, state.ErrRevokedKey) {
 		t.Fatalf("Lookup after revocation elsewhere: %v", err)
 	}
 }
@@ -254,7 +254,7 @@ func TestNoCatalogue(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := s.Readable(bolt.Key{OrgID: "acme"}); err == nil || !strings.Contains(err.Error(), "--data") {
+	if _, err := s.Readable(state.Key{OrgID: "acme"}); err == nil || !strings.Contains(err.Error(), "--data") {
 		t.Fatalf("Readable without a catalogue: %v", err)
 	}
 	if _, err := s.Offers(); err == nil {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"frameindex/bolt"
 	"frameindex/state"
 
 	"github.com/jackc/pgx/v5"
@@ -20,8 +19,8 @@ import (
 // Catalogue is the node's own datasets (its bbolt file); *bolt.Store
 // implements it.
 type Catalogue interface {
-	Datasets() ([]bolt.Dataset, error)
-	Dataset(id string) (bolt.Dataset, error)
+	Datasets() ([]state.Dataset, error)
+	Dataset(id string) (state.Dataset, error)
 }
 
 // Options configure Open.
@@ -56,6 +55,9 @@ type Store struct {
 	recoverAfter time.Duration
 	timeout      time.Duration
 	now          func() time.Time
+	// audit, on a handle of Audited, is the entry its next write
+	// transaction writes with its change (audit_tx.go).
+	audit *pendingAudit
 }
 
 var _ state.Store = (*Store)(nil)
@@ -179,7 +181,7 @@ func pgCode(err error) string {
 // isKind reports whether err is already one of the kinds a caller tests
 // for, worded for a person.
 func isKind(err error) bool {
-	for _, k := range []error{bolt.ErrInvalid, bolt.ErrNotFound, bolt.ErrExists, bolt.ErrNoAllowance, bolt.ErrCorrupt, ErrSchema, errNoCatalogue} {
+	for _, k := range []error{state.ErrInvalid, state.ErrNotFound, state.ErrExists, state.ErrNoAllowance, state.ErrCorrupt, ErrSchema, errNoCatalogue} {
 		if errors.Is(err, k) {
 			return true
 		}
@@ -238,9 +240,26 @@ func redactErr(err error, raw string) string {
 // tx runs fn in a read-write transaction. It starts again, from nothing,
 // when PostgreSQL aborts the transaction for a deadlock or a
 // serialization failure, or when a pooled connection turns out dead at
-// BEGIN (the server restarted): nothing was done then.
+// BEGIN (the server restarted): nothing was done then. On a handle of
+// Audited it inserts the pending audit entry after fn, in the same
+// transaction.
 func (s *Store) tx(fn func(ctx context.Context, tx pgx.Tx) error) error {
-	return s.inTx(pgx.TxOptions{}, fn)
+	if s.audit == nil || s.audit.done {
+		return s.inTx(pgx.TxOptions{}, fn)
+	}
+	var stored state.AuditEntry
+	err := s.inTx(pgx.TxOptions{}, func(ctx context.Context, tx pgx.Tx) error {
+		if err := fn(ctx, tx); err != nil {
+			return err
+		}
+		var err error
+		stored, err = s.audit.write(ctx, tx, s.clock())
+		return err
+	})
+	if err == nil {
+		*s.audit.e, s.audit.done = stored, true
+	}
+	return err
 }
 
 // view runs fn in a read-only transaction that sees one snapshot.

@@ -2,32 +2,66 @@ package pgstate_test
 
 import (
 	"context"
+	"maps"
 	"os"
+	"slices"
+	"sync"
 	"testing"
 
-	"frameindex/bolt"
+	"frameindex/state"
 	"frameindex/state/pgstate"
 	"frameindex/state/pgstate/pgtest"
 	"frameindex/state/statetest"
 )
 
-// openPG migrates a fresh database and opens it with a data file of its
-// own as the catalogue.
-func openPG(t *testing.T, c *pgtest.Cluster) (*pgstate.Store, *bolt.Store, string) {
-	return openPGB(t, c)
+// catalogue is a node's datasets in memory, as its data file would hand
+// them out (package bolt's own tests check the file).
+type catalogue struct {
+	mu sync.Mutex
+	ds map[string]state.Dataset
 }
 
-func openPGB(t testing.TB, c *pgtest.Cluster) (*pgstate.Store, *bolt.Store, string) {
+// add stores d as a first import of one frame at statetest.T0 would.
+func (c *catalogue) add(d state.Dataset) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d.Name == "" {
+		d.Name = d.ID
+	}
+	d.Attributes = []state.Attribute{{Name: "v", Label: "v", Type: state.TypeNumber, Aggregation: state.AggSum}}
+	d.Version, d.Frames, d.ImportedAt = 1, 1, statetest.T0
+	c.ds[d.ID] = d
+}
+
+func (c *catalogue) Datasets() ([]state.Dataset, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []state.Dataset
+	for _, id := range slices.Sorted(maps.Keys(c.ds)) {
+		out = append(out, c.ds[id])
+	}
+	return out, nil
+}
+
+func (c *catalogue) Dataset(id string) (state.Dataset, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.ds[id]
+	if !ok {
+		return state.Dataset{}, state.Errorf(state.ErrNotFound, "dataset %q not found", id)
+	}
+	return d, nil
+}
+
+// openPG migrates a fresh database and opens it with a catalogue of its
+// own.
+func openPG(t testing.TB, c *pgtest.Cluster) (*pgstate.Store, *catalogue, string) {
 	t.Helper()
 	url := c.NewDatabase(t)
 	if _, err := pgstate.Migrate(context.Background(), url); err != nil {
 		t.Fatal(err)
 	}
-	cat, err := bolt.Open(t.TempDir()+"/node.db", bolt.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cat.Close() })
+	cat := &catalogue{ds: map[string]state.Dataset{}}
 	s, err := pgstate.Open(context.Background(), url, pgstate.Options{Catalogue: cat})
 	if err != nil {
 		t.Fatal(err)
@@ -46,17 +80,6 @@ func TestConformance(t *testing.T) {
 	c := pgtest.Shared(t)
 	statetest.Run(t, func(t *testing.T) statetest.Env {
 		s, cat, _ := openPG(t, c)
-		return statetest.Env{Store: s, AddDataset: func(t *testing.T, d bolt.Dataset) { statetest.ImportDataset(t, cat, d) }}
+		return statetest.Env{Store: s, AddDataset: func(_ *testing.T, d state.Dataset) { cat.add(d) }}
 	})
-}
-
-// importB stores d in the catalogue cat with one frame, for benchmarks.
-func importB(b *testing.B, cat *bolt.Store, d bolt.Dataset) {
-	if _, err := cat.AddOrg(bolt.Org{ID: d.Owner}); err != nil {
-		b.Fatal(err)
-	}
-	d.Attributes = []bolt.Attribute{{Name: "v", Type: bolt.TypeNumber, Aggregation: bolt.AggSum}}
-	if _, err := cat.ImportDataset(d, []bolt.FrameRecord{{Frame: 1, Attrs: []byte(`{"v":1}`)}}, statetest.T0); err != nil {
-		b.Fatal(err)
-	}
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/bolt"
 	"frameindex/state"
 )
 
@@ -19,7 +18,7 @@ type Env struct {
 	// AddDataset stores a dataset, owned by an organisation already in
 	// Store, where Store looks datasets up (the data file); it records one
 	// frame so that the dataset is whole.
-	AddDataset func(t *testing.T, d bolt.Dataset)
+	AddDataset func(t *testing.T, d state.Dataset)
 }
 
 // Run runs the suite; open returns a fresh empty Env for each test and
@@ -41,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) Env) {
 		{"DailyCeiling", testDailyCeiling},
 		{"ConcurrentAnswers", testConcurrentAnswers},
 		{"Audit", testAudit},
+		{"AuditedChange", testAuditedChange},
 		{"ConcurrentCharges", testConcurrentCharges},
 	}
 	for _, tc := range tests {
@@ -65,9 +65,9 @@ func wantErr(t *testing.T, err, kind error, what string) {
 	}
 }
 
-func addOrg(t *testing.T, s state.Store, id string) bolt.Org {
+func addOrg(t *testing.T, s state.Store, id string) state.Org {
 	t.Helper()
-	o, err := s.AddOrg(bolt.Org{ID: id, Created: T0})
+	o, err := s.AddOrg(state.Org{ID: id, Created: T0})
 	must(t, err)
 	return o
 }
@@ -80,7 +80,7 @@ func grant(t *testing.T, s state.Store, id string, n int64) {
 
 // checkLedger checks that the organisation's ledger is numbered 1, 2, 3...
 // and sums to its balance.
-func checkLedger(t *testing.T, s state.Store, id string) []bolt.LedgerEntry {
+func checkLedger(t *testing.T, s state.Store, id string) []state.LedgerEntry {
 	t.Helper()
 	o, entries, err := s.OrgLedger(id, 0)
 	must(t, err)
@@ -113,17 +113,17 @@ func testOrgs(t *testing.T, e Env) {
 	if orgs != nil || keys != nil || lic != nil || audit != nil || offers != nil {
 		t.Fatalf("empty store: %#v %#v %#v %#v %#v", orgs, keys, lic, audit, offers)
 	}
-	o, err := s.AddOrg(bolt.Org{ID: "acme", Created: T0})
+	o, err := s.AddOrg(state.Org{ID: "acme", Created: T0})
 	must(t, err)
-	if o.Name != "acme" || o.Plan != bolt.PlanTrial || !o.Created.Equal(T0) || o.Credits != 0 {
+	if o.Name != "acme" || o.Plan != state.PlanTrial || !o.Created.Equal(T0) || o.Credits != 0 {
 		t.Fatalf("AddOrg defaults: %+v", o)
 	}
-	for _, bad := range []bolt.Org{{ID: "Acme"}, {ID: ""}, {ID: "x", Plan: "gold"}, {ID: "y", Credits: 5}, {ID: "z", Name: "a\x01b"}} {
+	for _, bad := range []state.Org{{ID: "Acme"}, {ID: ""}, {ID: "x", Plan: "gold"}, {ID: "y", Credits: 5}, {ID: "z", Name: "a\x01b"}} {
 		_, err := s.AddOrg(bad)
-		wantErr(t, err, bolt.ErrInvalid, fmt.Sprintf("AddOrg(%+v)", bad))
+		wantErr(t, err, state.ErrInvalid, fmt.Sprintf("AddOrg(%+v)", bad))
 	}
-	_, err = s.AddOrg(bolt.Org{ID: "acme"})
-	wantErr(t, err, bolt.ErrExists, "AddOrg of a taken id")
+	_, err = s.AddOrg(state.Org{ID: "acme"})
+	wantErr(t, err, state.ErrExists, "AddOrg of a taken id")
 	addOrg(t, s, "zulu")
 	addOrg(t, s, "beta-2")
 	orgs, err = s.Orgs()
@@ -141,16 +141,16 @@ func testOrgs(t *testing.T, e Env) {
 		t.Fatalf("Org: %+v, want %+v", got, o)
 	}
 	_, err = s.Org("nobody")
-	wantErr(t, err, bolt.ErrNotFound, "Org of an unknown id")
-	o, err = s.SetPlan("acme", bolt.PlanPro)
+	wantErr(t, err, state.ErrNotFound, "Org of an unknown id")
+	o, err = s.SetPlan("acme", state.PlanPro)
 	must(t, err)
-	if o.Plan != bolt.PlanPro {
+	if o.Plan != state.PlanPro {
 		t.Fatalf("SetPlan: %+v", o)
 	}
 	_, err = s.SetPlan("acme", "gold")
-	wantErr(t, err, bolt.ErrInvalid, "SetPlan to an unknown plan")
-	_, err = s.SetPlan("nobody", bolt.PlanPro)
-	wantErr(t, err, bolt.ErrNotFound, "SetPlan of an unknown organisation")
+	wantErr(t, err, state.ErrInvalid, "SetPlan to an unknown plan")
+	_, err = s.SetPlan("nobody", state.PlanPro)
+	wantErr(t, err, state.ErrNotFound, "SetPlan of an unknown organisation")
 }
 
 func testCredits(t *testing.T, e Env) {
@@ -158,12 +158,12 @@ func testCredits(t *testing.T, e Env) {
 	addOrg(t, s, "acme")
 	o, le, err := s.AddCredits("acme", 10, "opening grant", T0)
 	must(t, err)
-	if o.Credits != 10 || le.Seq != 1 || le.Kind != bolt.LedgerGrant || le.Balance != 10 || le.Note != "opening grant" || !le.Time.Equal(T0) {
+	if o.Credits != 10 || le.Seq != 1 || le.Kind != state.LedgerGrant || le.Balance != 10 || le.Note != "opening grant" || !le.Time.Equal(T0) {
 		t.Fatalf("AddCredits: %+v %+v", o, le)
 	}
 	o, le, err = s.AddCredits("acme", -4, "correction", T0.Add(time.Second))
 	must(t, err)
-	if o.Credits != 6 || le.Seq != 2 || le.Kind != bolt.LedgerAdjust || le.Balance != 6 {
+	if o.Credits != 6 || le.Seq != 2 || le.Kind != state.LedgerAdjust || le.Balance != 6 {
 		t.Fatalf("AddCredits(-4): %+v %+v", o, le)
 	}
 	for _, c := range []struct {
@@ -172,13 +172,13 @@ func testCredits(t *testing.T, e Env) {
 		note string
 		kind error
 	}{
-		{"acme", -7, "too much", bolt.ErrInvalid},
-		{"acme", 0, "nothing", bolt.ErrInvalid},
-		{"acme", 1, "", bolt.ErrInvalid},
-		{"acme", 1, "bad\nnote", bolt.ErrInvalid},
+		{"acme", -7, "too much", state.ErrInvalid},
+		{"acme", 0, "nothing", state.ErrInvalid},
+		{"acme", 1, "", state.ErrInvalid},
+		{"acme", 1, "bad\nnote", state.ErrInvalid},
 		{"acme", 1 << 62, "big", nil},
-		{"acme", 1 << 62, "bigger", bolt.ErrInvalid},
-		{"nobody", 1, "who", bolt.ErrNotFound},
+		{"acme", 1 << 62, "bigger", state.ErrInvalid},
+		{"nobody", 1, "who", state.ErrNotFound},
 	} {
 		_, _, err := s.AddCredits(c.org, c.n, c.note, T0)
 		if c.kind == nil {
@@ -205,44 +205,44 @@ func testCredits(t *testing.T, e Env) {
 		t.Fatalf("Ledger of a new organisation: %+v", none)
 	}
 	_, err = s.Ledger("nobody", 0)
-	wantErr(t, err, bolt.ErrNotFound, "Ledger of an unknown organisation")
+	wantErr(t, err, state.ErrNotFound, "Ledger of an unknown organisation")
 	u, err := s.Usage("acme", T0)
 	must(t, err)
-	if u.Credits != 6 || u.Plan != bolt.PlanTrial || u.Allowance != bolt.PlanAllowance[bolt.PlanTrial] || u.Month != "2026-11" || u.Day != "2026-11-22" || u.DailyCeiling != bolt.DailyCeiling {
+	if u.Credits != 6 || u.Plan != state.PlanTrial || u.Allowance != state.PlanAllowance[state.PlanTrial] || u.Month != "2026-11" || u.Day != "2026-11-22" || u.DailyCeiling != state.DailyCeiling {
 		t.Fatalf("Usage: %+v", u)
 	}
 	_, err = s.Usage("nobody", T0)
-	wantErr(t, err, bolt.ErrNotFound, "Usage of an unknown organisation")
+	wantErr(t, err, state.ErrNotFound, "Usage of an unknown organisation")
 }
 
 func testKeys(t *testing.T, e Env) {
 	s := e.Store
 	addOrg(t, s, "acme")
 	addOrg(t, s, "other")
-	k, secret, err := s.MintKey(bolt.MintRequest{OrgID: "acme", Preset: "analyst", Name: "ci", Datasets: []string{"b", "a", "b"}, Now: T0})
+	k, secret, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "analyst", Name: "ci", Datasets: []string{"b", "a", "b"}, Now: T0})
 	must(t, err)
-	if !strings.HasPrefix(secret, bolt.SecretPrefix) || len(secret) != bolt.SecretLen || k.Digest != bolt.Digest(secret) {
+	if !strings.HasPrefix(secret, state.SecretPrefix) || len(secret) != state.SecretLen || k.Digest != state.Digest(secret) {
 		t.Fatalf("MintKey: secret %d characters, digest mismatch", len(secret))
 	}
-	if !slices.Equal(k.Datasets, []string{"a", "b"}) || !k.Created.Equal(T0) || !k.Expires.Equal(T0.Add(bolt.DefaultTTL)) || !k.Has(bolt.CapAskQuery) {
+	if !slices.Equal(k.Datasets, []string{"a", "b"}) || !k.Created.Equal(T0) || !k.Expires.Equal(T0.Add(state.DefaultTTL)) || !k.Has(state.CapAskQuery) {
 		t.Fatalf("MintKey: %+v", k)
 	}
 	for _, c := range []struct {
-		req  bolt.MintRequest
+		req  state.MintRequest
 		kind error
 	}{
-		{bolt.MintRequest{OrgID: "acme", Preset: "root"}, bolt.ErrInvalid},
-		{bolt.MintRequest{OrgID: "acme", Preset: "full", TTL: -time.Hour}, bolt.ErrInvalid},
-		{bolt.MintRequest{OrgID: "acme", Preset: "full", Datasets: []string{"Bad"}}, bolt.ErrInvalid},
-		{bolt.MintRequest{OrgID: "nobody", Preset: "full"}, bolt.ErrNotFound},
-		{bolt.MintRequest{OrgID: "nobody", Preset: "root"}, bolt.ErrInvalid},
+		{state.MintRequest{OrgID: "acme", Preset: "root"}, state.ErrInvalid},
+		{state.MintRequest{OrgID: "acme", Preset: "full", TTL: -time.Hour}, state.ErrInvalid},
+		{state.MintRequest{OrgID: "acme", Preset: "full", Datasets: []string{"Bad"}}, state.ErrInvalid},
+		{state.MintRequest{OrgID: "nobody", Preset: "full"}, state.ErrNotFound},
+		{state.MintRequest{OrgID: "nobody", Preset: "root"}, state.ErrInvalid},
 	} {
 		_, _, err := s.MintKey(c.req)
 		wantErr(t, err, c.kind, fmt.Sprintf("MintKey(%+v)", c.req))
 	}
-	k2, _, err := s.MintKey(bolt.MintRequest{OrgID: "acme", Preset: "full", Now: T0.Add(time.Second)})
+	k2, _, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Now: T0.Add(time.Second)})
 	must(t, err)
-	k3, _, err := s.MintKey(bolt.MintRequest{OrgID: "other", Preset: "locality", Now: T0})
+	k3, _, err := s.MintKey(state.MintRequest{OrgID: "other", Preset: "locality", Now: T0})
 	must(t, err)
 	keys, err := s.Keys("acme")
 	must(t, err)
@@ -255,14 +255,14 @@ func testKeys(t *testing.T, e Env) {
 		t.Fatalf("Keys(\"\"): %v", all)
 	}
 	_, err = s.Keys("nobody")
-	wantErr(t, err, bolt.ErrNotFound, "Keys of an unknown organisation")
+	wantErr(t, err, state.ErrNotFound, "Keys of an unknown organisation")
 	got, err := s.Key(k.ID)
 	must(t, err)
 	if got.ID != k.ID || got.Digest != k.Digest || !slices.Equal(got.Caps, k.Caps) || got.Name != "ci" || !got.Revoked.IsZero() {
 		t.Fatalf("Key: %+v, want %+v", got, k)
 	}
 	_, err = s.Key("key_nothing")
-	wantErr(t, err, bolt.ErrNotFound, "Key of an unknown id")
+	wantErr(t, err, state.ErrNotFound, "Key of an unknown id")
 
 	kr, err := s.Keyring()
 	must(t, err)
@@ -272,7 +272,7 @@ func testKeys(t *testing.T, e Env) {
 	if found, err := kr.Lookup(secret, T0.Add(time.Hour)); err != nil || found.ID != k.ID {
 		t.Fatalf("Lookup: %v %v", found, err)
 	}
-	if _, err := kr.Lookup(secret+"x", T0); !errors.Is(err, bolt.ErrUnknownKey) {
+	if _, err := kr.Lookup(secret+"x", T0); !errors.Is(err, state.ErrUnknownKey) {
 		t.Fatalf("Lookup of a wrong secret: %v", err)
 	}
 	rk, err := s.RevokeKey(k.ID, T0.Add(time.Minute))
@@ -286,10 +286,10 @@ func testKeys(t *testing.T, e Env) {
 		t.Fatalf("RevokeKey again changed the time: %v", rk.Revoked)
 	}
 	_, err = s.RevokeKey("key_nothing", T0)
-	wantErr(t, err, bolt.ErrNotFound, "RevokeKey of an unknown id")
+	wantErr(t, err, state.ErrNotFound, "RevokeKey of an unknown id")
 	kr, err = s.Keyring()
 	must(t, err)
-	if _, err := kr.Lookup(secret, T0.Add(time.Hour)); !errors.Is(err, bolt.ErrRevokedKey) {
+	if _, err := kr.Lookup(secret, T0.Add(time.Hour)); !errors.Is(err, state.ErrRevokedKey) {
 		t.Fatalf("Lookup of a revoked key: %v", err)
 	}
 	_ = k3
@@ -298,9 +298,9 @@ func testKeys(t *testing.T, e Env) {
 func testKeyUses(t *testing.T, e Env) {
 	s := e.Store
 	addOrg(t, s, "acme")
-	k, _, err := s.MintKey(bolt.MintRequest{OrgID: "acme", Preset: "full", Now: T0})
+	k, _, err := s.MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Now: T0})
 	must(t, err)
-	u := bolt.NewKeyUses()
+	u := state.NewKeyUses()
 	n, err := s.FlushKeyUses(u)
 	must(t, err)
 	if n != 0 {
@@ -314,7 +314,7 @@ func testKeyUses(t *testing.T, e Env) {
 		t.Fatalf("FlushKeyUses again: %d %v", n, err)
 	}
 	// An older use flushed by another process does not go back in time.
-	older := bolt.NewKeyUses()
+	older := state.NewKeyUses()
 	older.Seen(k.ID, T0)
 	_, err = s.FlushKeyUses(older)
 	must(t, err)
@@ -328,12 +328,12 @@ func testKeyUses(t *testing.T, e Env) {
 func addDatasets(t *testing.T, e Env) {
 	addOrg(t, e.Store, "owner")
 	addOrg(t, e.Store, "acme")
-	e.AddDataset(t, bolt.Dataset{ID: "pop", Name: "Population", Owner: "owner", Price: 2})
-	e.AddDataset(t, bolt.Dataset{ID: "roads", Name: "Roads", Owner: "owner", Price: 1})
-	e.AddDataset(t, bolt.Dataset{ID: "mine", Name: "Mine", Owner: "acme", Price: 5})
+	e.AddDataset(t, state.Dataset{ID: "pop", Name: "Population", Owner: "owner", Price: 2})
+	e.AddDataset(t, state.Dataset{ID: "roads", Name: "Roads", Owner: "owner", Price: 1})
+	e.AddDataset(t, state.Dataset{ID: "mine", Name: "Mine", Owner: "acme", Price: 5})
 }
 
-func accessOf(t *testing.T, s state.Store, k bolt.Key) string {
+func accessOf(t *testing.T, s state.Store, k state.Key) string {
 	t.Helper()
 	acc, err := s.Readable(k)
 	must(t, err)
@@ -351,25 +351,25 @@ func accessOf(t *testing.T, s state.Store, k bolt.Key) string {
 func testLicences(t *testing.T, e Env) {
 	s := e.Store
 	addDatasets(t, e)
-	key := bolt.Key{ID: "key_x", OrgID: "acme"}
+	key := state.Key{ID: "key_x", OrgID: "acme"}
 	if got := accessOf(t, s, key); got != "mine@5" {
 		t.Fatalf("Readable before licences: %q", got)
 	}
-	l, err := s.GrantLicence("acme", "pop", bolt.LicencePerQuery, T0)
+	l, err := s.GrantLicence("acme", "pop", state.LicencePerQuery, T0)
 	must(t, err)
-	if l.OrgID != "acme" || l.Dataset != "pop" || l.Mode != bolt.LicencePerQuery || !l.Granted.Equal(T0) {
+	if l.OrgID != "acme" || l.Dataset != "pop" || l.Mode != state.LicencePerQuery || !l.Granted.Equal(T0) {
 		t.Fatalf("GrantLicence: %+v", l)
 	}
-	_, err = s.GrantLicence("acme", "roads", bolt.LicenceSubscription, T0)
+	_, err = s.GrantLicence("acme", "roads", state.LicenceSubscription, T0)
 	must(t, err)
 	for _, c := range []struct {
 		org, ds, mode string
 		kind          error
 	}{
-		{"acme", "pop", "forever", bolt.ErrInvalid},
-		{"acme", "mine", bolt.LicencePerQuery, bolt.ErrInvalid},
-		{"acme", "nothing", bolt.LicencePerQuery, bolt.ErrNotFound},
-		{"nobody", "pop", bolt.LicencePerQuery, bolt.ErrNotFound},
+		{"acme", "pop", "forever", state.ErrInvalid},
+		{"acme", "mine", state.LicencePerQuery, state.ErrInvalid},
+		{"acme", "nothing", state.LicencePerQuery, state.ErrNotFound},
+		{"nobody", "pop", state.LicencePerQuery, state.ErrNotFound},
 	} {
 		_, err := s.GrantLicence(c.org, c.ds, c.mode, T0)
 		wantErr(t, err, c.kind, fmt.Sprintf("GrantLicence(%s, %s, %s)", c.org, c.ds, c.mode))
@@ -377,7 +377,7 @@ func testLicences(t *testing.T, e Env) {
 	if got := accessOf(t, s, key); got != "mine@5 pop@2/pq roads@1" {
 		t.Fatalf("Readable: %q", got)
 	}
-	if got := accessOf(t, s, bolt.Key{OrgID: "acme", Datasets: []string{"pop"}}); got != "pop@2/pq" {
+	if got := accessOf(t, s, state.Key{OrgID: "acme", Datasets: []string{"pop"}}); got != "pop@2/pq" {
 		t.Fatalf("Readable of a narrowed key: %q", got)
 	}
 	d, err := s.SetPrice("pop", 7)
@@ -386,9 +386,9 @@ func testLicences(t *testing.T, e Env) {
 		t.Fatalf("SetPrice: %+v", d)
 	}
 	_, err = s.SetPrice("pop", -1)
-	wantErr(t, err, bolt.ErrInvalid, "SetPrice below zero")
+	wantErr(t, err, state.ErrInvalid, "SetPrice below zero")
 	_, err = s.SetPrice("nothing", 1)
-	wantErr(t, err, bolt.ErrNotFound, "SetPrice of an unknown dataset")
+	wantErr(t, err, state.ErrNotFound, "SetPrice of an unknown dataset")
 	if got := accessOf(t, s, key); got != "mine@5 pop@7/pq roads@1" {
 		t.Fatalf("Readable after SetPrice: %q", got)
 	}
@@ -398,13 +398,13 @@ func testLicences(t *testing.T, e Env) {
 		t.Fatalf("Licences: %+v", ls)
 	}
 	_, err = s.Licences("nobody")
-	wantErr(t, err, bolt.ErrNotFound, "Licences of an unknown organisation")
+	wantErr(t, err, state.ErrNotFound, "Licences of an unknown organisation")
 	must(t, s.RevokeLicence("acme", "pop"))
-	wantErr(t, s.RevokeLicence("acme", "pop"), bolt.ErrNotFound, "RevokeLicence twice")
+	wantErr(t, s.RevokeLicence("acme", "pop"), state.ErrNotFound, "RevokeLicence twice")
 	if got := accessOf(t, s, key); got != "mine@5 roads@1" {
 		t.Fatalf("Readable after RevokeLicence: %q", got)
 	}
-	if got := accessOf(t, s, bolt.Key{}); got != "" {
+	if got := accessOf(t, s, state.Key{}); got != "" {
 		t.Fatalf("Readable of a key without organisation: %q", got)
 	}
 }
@@ -413,23 +413,23 @@ func testOffers(t *testing.T, e Env) {
 	s := e.Store
 	addDatasets(t, e)
 	grant(t, s, "acme", 10)
-	o, err := s.SetOffer(bolt.Offer{Dataset: "pop", Mode: bolt.OfferSubscription, Price: 4, LicenceText: "CC BY 4.0\nattribution"}, T0)
+	o, err := s.SetOffer(state.Offer{Dataset: "pop", Mode: state.OfferSubscription, Price: 4, LicenceText: "CC BY 4.0\nattribution"}, T0)
 	must(t, err)
 	if !o.Updated.Equal(T0) || o.Price != 4 {
 		t.Fatalf("SetOffer: %+v", o)
 	}
-	_, err = s.SetOffer(bolt.Offer{Dataset: "roads", Mode: bolt.OfferPerQuery, Price: 3}, T0)
+	_, err = s.SetOffer(state.Offer{Dataset: "roads", Mode: state.OfferPerQuery, Price: 3}, T0)
 	must(t, err)
-	for _, bad := range []bolt.Offer{
+	for _, bad := range []state.Offer{
 		{Dataset: "pop", Mode: "gift"},
-		{Dataset: "pop", Mode: bolt.OfferSubscription, Price: -1},
-		{Dataset: "pop", Mode: bolt.OfferSubscription, LicenceText: "a\x00b"},
+		{Dataset: "pop", Mode: state.OfferSubscription, Price: -1},
+		{Dataset: "pop", Mode: state.OfferSubscription, LicenceText: "a\x00b"},
 	} {
 		_, err := s.SetOffer(bad, T0)
-		wantErr(t, err, bolt.ErrInvalid, fmt.Sprintf("SetOffer(%+v)", bad))
+		wantErr(t, err, state.ErrInvalid, fmt.Sprintf("SetOffer(%+v)", bad))
 	}
-	_, err = s.SetOffer(bolt.Offer{Dataset: "nothing", Mode: bolt.OfferPerQuery, Price: 1}, T0)
-	wantErr(t, err, bolt.ErrNotFound, "SetOffer of an unknown dataset")
+	_, err = s.SetOffer(state.Offer{Dataset: "nothing", Mode: state.OfferPerQuery, Price: 1}, T0)
+	wantErr(t, err, state.ErrNotFound, "SetOffer of an unknown dataset")
 	list, err := s.Offers()
 	must(t, err)
 	if len(list) != 2 || list[0].Dataset != "pop" || list[0].LicenceText != "CC BY 4.0\nattribution" || list[1].Dataset != "roads" || list[1].Price != 3 || list[1].Info.Price != 3 {
@@ -444,32 +444,32 @@ func testOffers(t *testing.T, e Env) {
 
 	l, entry, err := s.LicenseOffer("acme", "pop", T0)
 	must(t, err)
-	if l.Mode != bolt.LicenceSubscription || entry == nil || entry.Kind != bolt.LedgerLicence || entry.Credits != -4 || entry.Balance != 6 || entry.Dataset != "pop" {
+	if l.Mode != state.LicenceSubscription || entry == nil || entry.Kind != state.LedgerLicence || entry.Credits != -4 || entry.Balance != 6 || entry.Dataset != "pop" {
 		t.Fatalf("LicenseOffer: %+v %+v", l, entry)
 	}
 	_, _, err = s.LicenseOffer("acme", "pop", T0)
-	wantErr(t, err, bolt.ErrExists, "LicenseOffer twice")
+	wantErr(t, err, state.ErrExists, "LicenseOffer twice")
 	l, entry, err = s.LicenseOffer("acme", "roads", T0)
 	must(t, err)
-	if l.Mode != bolt.LicencePerQuery || entry != nil {
+	if l.Mode != state.LicencePerQuery || entry != nil {
 		t.Fatalf("LicenseOffer per query: %+v %+v", l, entry)
 	}
 	_, _, err = s.LicenseOffer("acme", "mine", T0)
-	wantErr(t, err, bolt.ErrInvalid, "LicenseOffer of an own dataset")
+	wantErr(t, err, state.ErrInvalid, "LicenseOffer of an own dataset")
 	_, _, err = s.LicenseOffer("nobody", "pop", T0)
-	wantErr(t, err, bolt.ErrNotFound, "LicenseOffer for an unknown organisation")
+	wantErr(t, err, state.ErrNotFound, "LicenseOffer for an unknown organisation")
 	addOrg(t, s, "poor")
 	_, _, err = s.LicenseOffer("poor", "pop", T0)
-	wantErr(t, err, bolt.ErrInvalid, "LicenseOffer without the credits")
+	wantErr(t, err, state.ErrInvalid, "LicenseOffer without the credits")
 	if ls, _ := s.Licences("poor"); len(ls) != 0 {
 		t.Fatalf("a refused LicenseOffer wrote a licence: %+v", ls)
 	}
 	must(t, s.WithdrawOffer("pop"))
 	must(t, s.WithdrawOffer("pop"))
-	wantErr(t, s.WithdrawOffer("nothing"), bolt.ErrNotFound, "WithdrawOffer of an unknown dataset")
+	wantErr(t, s.WithdrawOffer("nothing"), state.ErrNotFound, "WithdrawOffer of an unknown dataset")
 	_, _, err = s.LicenseOffer("poor", "pop", T0)
-	wantErr(t, err, bolt.ErrNotFound, "LicenseOffer of a private dataset")
-	if o, err := s.SetOffer(bolt.Offer{Dataset: "roads", Mode: bolt.OfferPrivate}, T0); err != nil || o.Mode != bolt.OfferPrivate {
+	wantErr(t, err, state.ErrNotFound, "LicenseOffer of a private dataset")
+	if o, err := s.SetOffer(state.Offer{Dataset: "roads", Mode: state.OfferPrivate}, T0); err != nil || o.Mode != state.OfferPrivate {
 		t.Fatalf("SetOffer private: %+v %v", o, err)
 	}
 	if list, _ := s.Offers(); len(list) != 0 {
@@ -483,19 +483,19 @@ func testCharge(t *testing.T, e Env) {
 	s := e.Store
 	addOrg(t, s, "acme")
 	grant(t, s, "acme", 5)
-	ds := []bolt.DatasetPrice{{ID: "c", Price: 1}, {ID: "a", Price: 4}, {ID: "b", Price: 3}, {ID: "free", Price: 0}}
+	ds := []state.DatasetPrice{{ID: "c", Price: 1}, {ID: "a", Price: 4}, {ID: "b", Price: 3}, {ID: "free", Price: 0}}
 	charged, left, err := s.Charge("acme", "key_1", "req-1", ds, T0)
 	must(t, err)
 	if !slices.Equal(charged, []string{"a", "c", "free"}) || !slices.Equal(left, []string{"b"}) {
 		t.Fatalf("Charge: charged %v, left out %v", charged, left)
 	}
 	entries := checkLedger(t, s, "acme")
-	if len(entries) != 3 || entries[1].Kind != bolt.LedgerCharge || entries[1].Dataset != "a" || entries[1].KeyID != "key_1" || entries[1].RequestID != "req-1" || entries[2].Dataset != "c" {
+	if len(entries) != 3 || entries[1].Kind != state.LedgerCharge || entries[1].Dataset != "a" || entries[1].KeyID != "key_1" || entries[1].RequestID != "req-1" || entries[2].Dataset != "c" {
 		t.Fatalf("ledger after Charge: %+v", entries)
 	}
 	u, err := s.Usage("acme", T0)
 	must(t, err)
-	want := []bolt.DatasetCharge{{Dataset: "a", Requests: 1, Credits: 4}, {Dataset: "c", Requests: 1, Credits: 1}, {Dataset: "free", Requests: 1}}
+	want := []state.DatasetCharge{{Dataset: "a", Requests: 1, Credits: 4}, {Dataset: "c", Requests: 1, Credits: 1}, {Dataset: "free", Requests: 1}}
 	if !slices.Equal(u.Charges, want) || u.Credits != 0 {
 		t.Fatalf("Usage after Charge: %+v", u)
 	}
@@ -508,15 +508,15 @@ func testCharge(t *testing.T, e Env) {
 	}
 	for _, c := range []struct {
 		org  string
-		ds   []bolt.DatasetPrice
+		ds   []state.DatasetPrice
 		req  string
 		kind error
 	}{
-		{"acme", []bolt.DatasetPrice{{ID: "a", Price: 1}, {ID: "a", Price: 1}}, "r", bolt.ErrInvalid},
-		{"acme", []bolt.DatasetPrice{{ID: "A", Price: 1}}, "r", bolt.ErrInvalid},
-		{"acme", []bolt.DatasetPrice{{ID: "a", Price: -1}}, "r", bolt.ErrInvalid},
-		{"acme", []bolt.DatasetPrice{{ID: "a", Price: 1}}, strings.Repeat("r", 201), bolt.ErrInvalid},
-		{"nobody", []bolt.DatasetPrice{{ID: "a", Price: 1}}, "r", bolt.ErrNotFound},
+		{"acme", []state.DatasetPrice{{ID: "a", Price: 1}, {ID: "a", Price: 1}}, "r", state.ErrInvalid},
+		{"acme", []state.DatasetPrice{{ID: "A", Price: 1}}, "r", state.ErrInvalid},
+		{"acme", []state.DatasetPrice{{ID: "a", Price: -1}}, "r", state.ErrInvalid},
+		{"acme", []state.DatasetPrice{{ID: "a", Price: 1}}, strings.Repeat("r", 201), state.ErrInvalid},
+		{"nobody", []state.DatasetPrice{{ID: "a", Price: 1}}, "r", state.ErrNotFound},
 	} {
 		_, _, err := s.Charge(c.org, "key_1", c.req, c.ds, T0)
 		wantErr(t, err, c.kind, fmt.Sprintf("Charge(%s, %v)", c.org, c.ds))
@@ -531,12 +531,12 @@ func testAnswers(t *testing.T, e Env) {
 	addOrg(t, s, "acme")
 	r, err := s.ReserveAnswer("acme", "key_1", "req-1", 2, T0)
 	must(t, err)
-	if r.ID == 0 || r.Source != bolt.SourceAllowance || r.Credits != 0 || r.Month != "2026-11" || r.Day != "2026-11-22" || !r.Time.Equal(T0) {
+	if r.ID == 0 || r.Source != state.SourceAllowance || r.Credits != 0 || r.Month != "2026-11" || r.Day != "2026-11-22" || !r.Time.Equal(T0) {
 		t.Fatalf("ReserveAnswer: %+v", r)
 	}
 	must(t, s.CommitAnswer(r))
 	must(t, s.CommitAnswer(r)) // again: nothing
-	wantErr(t, s.RefundAnswer(r, T0), bolt.ErrNotFound, "RefundAnswer after CommitAnswer")
+	wantErr(t, s.RefundAnswer(r, T0), state.ErrNotFound, "RefundAnswer after CommitAnswer")
 
 	r2, err := s.ReserveAnswer("acme", "key_1", "req-2", 2, T0)
 	must(t, err)
@@ -548,22 +548,22 @@ func testAnswers(t *testing.T, e Env) {
 		t.Fatalf("Usage after two answers: %+v", u)
 	}
 	must(t, s.RefundAnswer(r2, T0))
-	wantErr(t, s.RefundAnswer(r2, T0), bolt.ErrNotFound, "RefundAnswer twice")
-	wantErr(t, s.CommitAnswer(r2), bolt.ErrNotFound, "CommitAnswer after RefundAnswer")
+	wantErr(t, s.RefundAnswer(r2, T0), state.ErrNotFound, "RefundAnswer twice")
+	wantErr(t, s.CommitAnswer(r2), state.ErrNotFound, "CommitAnswer after RefundAnswer")
 	u, _ = s.Usage("acme", T0)
 	if u.AnswersThisMonth != 1 || u.AnswersToday != 1 {
 		t.Fatalf("Usage after a refund: %+v", u)
 	}
-	wantErr(t, s.CommitAnswer(bolt.Reservation{OrgID: "acme"}), bolt.ErrInvalid, "CommitAnswer without an id")
-	wantErr(t, s.CommitAnswer(bolt.Reservation{ID: r2.ID + 1000, OrgID: "acme"}), bolt.ErrNotFound, "CommitAnswer of an unknown id")
+	wantErr(t, s.CommitAnswer(state.Reservation{OrgID: "acme"}), state.ErrInvalid, "CommitAnswer without an id")
+	wantErr(t, s.CommitAnswer(state.Reservation{ID: r2.ID + 1000, OrgID: "acme"}), state.ErrNotFound, "CommitAnswer of an unknown id")
 	addOrg(t, s, "other")
 	r3, err := s.ReserveAnswer("acme", "key_1", "req-3", 1, T0)
 	must(t, err)
-	wantErr(t, s.CommitAnswer(bolt.Reservation{ID: r3.ID, OrgID: "other"}), bolt.ErrNotFound, "CommitAnswer for another organisation")
+	wantErr(t, s.CommitAnswer(state.Reservation{ID: r3.ID, OrgID: "other"}), state.ErrNotFound, "CommitAnswer for another organisation")
 	_, err = s.ReserveAnswer("nobody", "key_1", "r", 1, T0)
-	wantErr(t, err, bolt.ErrNotFound, "ReserveAnswer for an unknown organisation")
+	wantErr(t, err, state.ErrNotFound, "ReserveAnswer for an unknown organisation")
 	_, err = s.ReserveAnswer("acme", strings.Repeat("k", 201), "r", 1, T0)
-	wantErr(t, err, bolt.ErrInvalid, "ReserveAnswer with an over-long key id")
+	wantErr(t, err, state.ErrInvalid, "ReserveAnswer with an over-long key id")
 
 	// Left pending by a process that stopped: recovered later.
 	n, err := s.RecoverPending(T0.Add(5 * time.Minute))
@@ -571,7 +571,7 @@ func testAnswers(t *testing.T, e Env) {
 	if n != 1 {
 		t.Fatalf("RecoverPending refunded %d, want 1", n)
 	}
-	wantErr(t, s.RefundAnswer(r3, T0), bolt.ErrNotFound, "RefundAnswer after RecoverPending")
+	wantErr(t, s.RefundAnswer(r3, T0), state.ErrNotFound, "RefundAnswer after RecoverPending")
 	if n, err = s.RecoverPending(T0.Add(10 * time.Minute)); err != nil || n != 0 {
 		t.Fatalf("RecoverPending again: %d %v", n, err)
 	}
@@ -585,25 +585,25 @@ func testAnswersFromCredits(t *testing.T, e Env) {
 	s := e.Store
 	addOrg(t, s, "acme")
 	grant(t, s, "acme", 3)
-	allowance := bolt.PlanAllowance[bolt.PlanTrial]
+	allowance := state.PlanAllowance[state.PlanTrial]
 	for i := range allowance {
 		r, err := s.ReserveAnswer("acme", "key_1", fmt.Sprint("a", i), 2, T0)
 		must(t, err)
-		if r.Source != bolt.SourceAllowance {
+		if r.Source != state.SourceAllowance {
 			t.Fatalf("answer %d from %s", i, r.Source)
 		}
 		must(t, s.CommitAnswer(r))
 	}
 	r, err := s.ReserveAnswer("acme", "key_1", "paid", 2, T0)
 	must(t, err)
-	if r.Source != bolt.SourceCredits || r.Credits != 2 {
+	if r.Source != state.SourceCredits || r.Credits != 2 {
 		t.Fatalf("answer beyond the allowance: %+v", r)
 	}
 	_, err = s.ReserveAnswer("acme", "key_1", "broke", 2, T0)
-	wantErr(t, err, bolt.ErrNoAllowance, "ReserveAnswer without credits")
+	wantErr(t, err, state.ErrNoAllowance, "ReserveAnswer without credits")
 	must(t, s.RefundAnswer(r, T0.Add(time.Second)))
 	entries := checkLedger(t, s, "acme")
-	if n := len(entries); n != 3 || entries[1].Kind != bolt.LedgerAnswer || entries[2].Kind != bolt.LedgerRefund || entries[2].Credits != 2 || entries[2].RequestID != "paid" {
+	if n := len(entries); n != 3 || entries[1].Kind != state.LedgerAnswer || entries[2].Kind != state.LedgerRefund || entries[2].Credits != 2 || entries[2].RequestID != "paid" {
 		t.Fatalf("ledger: %+v", entries)
 	}
 	u, _ := s.Usage("acme", T0)
@@ -613,13 +613,13 @@ func testAnswersFromCredits(t *testing.T, e Env) {
 	// The next day is a new day, not a new month.
 	r, err = s.ReserveAnswer("acme", "key_1", "next-day", 1, T0.Add(24*time.Hour))
 	must(t, err)
-	if r.Source != bolt.SourceCredits || r.Day != "2026-11-23" {
+	if r.Source != state.SourceCredits || r.Day != "2026-11-23" {
 		t.Fatalf("next day: %+v", r)
 	}
 	// A new month has its allowance again.
 	r, err = s.ReserveAnswer("acme", "key_1", "next-month", 1, T0.AddDate(0, 1, 0))
 	must(t, err)
-	if r.Source != bolt.SourceAllowance {
+	if r.Source != state.SourceAllowance {
 		t.Fatalf("next month: %+v", r)
 	}
 }
@@ -627,24 +627,24 @@ func testAnswersFromCredits(t *testing.T, e Env) {
 func testDailyCeiling(t *testing.T, e Env) {
 	s := e.Store
 	addOrg(t, s, "acme")
-	_, err := s.SetPlan("acme", bolt.PlanScale)
+	_, err := s.SetPlan("acme", state.PlanScale)
 	must(t, err)
-	for i := range bolt.DailyCeiling {
+	for i := range state.DailyCeiling {
 		_, err := s.ReserveAnswer("acme", "key_1", fmt.Sprint("r", i), 1, T0)
 		must(t, err)
 	}
 	_, err = s.ReserveAnswer("acme", "key_1", "one-more", 1, T0)
-	wantErr(t, err, bolt.ErrNoAllowance, "ReserveAnswer past the daily ceiling")
+	wantErr(t, err, state.ErrNoAllowance, "ReserveAnswer past the daily ceiling")
 	if !strings.Contains(err.Error(), "daily ceiling") {
 		t.Fatalf("the error does not name the daily ceiling: %v", err)
 	}
 	r, err := s.ReserveAnswer("acme", "key_1", "tomorrow", 1, T0.Add(24*time.Hour))
 	must(t, err)
-	if r.Source != bolt.SourceAllowance {
+	if r.Source != state.SourceAllowance {
 		t.Fatalf("the next day: %+v", r)
 	}
 	u, _ := s.Usage("acme", T0)
-	if u.AnswersToday != bolt.DailyCeiling || u.AnswersThisMonth != bolt.DailyCeiling+1 {
+	if u.AnswersToday != state.DailyCeiling || u.AnswersThisMonth != state.DailyCeiling+1 {
 		t.Fatalf("Usage: %+v", u)
 	}
 }
@@ -654,7 +654,7 @@ func testDailyCeiling(t *testing.T, e Env) {
 func testConcurrentAnswers(t *testing.T, e Env) {
 	s := e.Store
 	addOrg(t, s, "acme")
-	for i := range bolt.PlanAllowance[bolt.PlanTrial] {
+	for i := range state.PlanAllowance[state.PlanTrial] {
 		r, err := s.ReserveAnswer("acme", "key_1", fmt.Sprint("a", i), 1, T0)
 		must(t, err)
 		must(t, s.CommitAnswer(r))
@@ -662,7 +662,7 @@ func testConcurrentAnswers(t *testing.T, e Env) {
 	grant(t, s, "acme", 10)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	var got []bolt.Reservation
+	var got []state.Reservation
 	refused := 0
 	errs := make(chan error, 50)
 	for i := range 50 {
@@ -671,7 +671,7 @@ func testConcurrentAnswers(t *testing.T, e Env) {
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
-			case errors.Is(err, bolt.ErrNoAllowance):
+			case errors.Is(err, state.ErrNoAllowance):
 				refused++
 			case err != nil:
 				errs <- err
@@ -690,7 +690,7 @@ func testConcurrentAnswers(t *testing.T, e Env) {
 	}
 	ids := map[uint64]bool{}
 	for _, r := range got {
-		if r.Source != bolt.SourceCredits || ids[r.ID] {
+		if r.Source != state.SourceCredits || ids[r.ID] {
 			t.Fatalf("reservation %+v (ids must differ)", r)
 		}
 		ids[r.ID] = true
@@ -711,18 +711,18 @@ func testConcurrentAnswers(t *testing.T, e Env) {
 
 func testAudit(t *testing.T, e Env) {
 	s := e.Store
-	a, err := s.AppendAudit(bolt.AuditEntry{Time: T0, Actor: "operator", Org: "acme", Action: "key.mint", Target: "key_1", Outcome: bolt.AuditOK, Detail: "line\nbreak"})
+	a, err := s.AppendAudit(state.AuditEntry{Time: T0, Actor: "operator", Org: "acme", Action: "key.mint", Target: "key_1", Outcome: state.AuditOK, Detail: "line\nbreak"})
 	must(t, err)
 	if a.Seq == 0 || a.Detail != "line break" || !a.Time.Equal(T0) {
 		t.Fatalf("AppendAudit: %+v", a)
 	}
-	b, err := s.AppendAudit(bolt.AuditEntry{Time: T0, Actor: "ada", Org: "other", Action: "signin", Outcome: bolt.AuditRefused, Reason: "bad password"})
+	b, err := s.AppendAudit(state.AuditEntry{Time: T0, Actor: "ada", Org: "other", Action: "signin", Outcome: state.AuditRefused, Reason: "bad password"})
 	must(t, err)
 	if b.Seq <= a.Seq {
 		t.Fatalf("audit numbers %d then %d", a.Seq, b.Seq)
 	}
-	_, err = s.AppendAudit(bolt.AuditEntry{Actor: "x", Outcome: bolt.AuditOK})
-	wantErr(t, err, bolt.ErrInvalid, "AppendAudit without an action")
+	_, err = s.AppendAudit(state.AuditEntry{Actor: "x", Outcome: state.AuditOK})
+	wantErr(t, err, state.ErrInvalid, "AppendAudit without an action")
 	all, err := s.AuditLog("", 0)
 	must(t, err)
 	if len(all) != 2 || all[0] != b || all[1] != a {
@@ -738,6 +738,56 @@ func testAudit(t *testing.T, e Env) {
 	}
 }
 
+// testAuditedChange: a change made through Audited and its audit
+// entry are committed together or not at all. The fault between them is
+// an entry the store refuses (no actor), which it finds only after the
+// change, in the same transaction.
+func testAuditedChange(t *testing.T, e Env) {
+	s := e.Store
+	ok := func(action, org, target string) *state.AuditEntry {
+		return &state.AuditEntry{Time: T0, Actor: "operator", Org: org, Action: action, Target: target, Outcome: state.AuditOK}
+	}
+	add := ok("org.add", "acme", "acme")
+	if _, err := s.Audited(add).AddOrg(state.Org{ID: "acme", Created: T0}); err != nil {
+		t.Fatal(err)
+	}
+	if add.Seq == 0 {
+		t.Fatalf("AddOrg through Audited: entry not set as stored: %+v", add)
+	}
+	mint := ok("key.mint", "acme", "dashboard")
+	k, _, err := s.Audited(mint).MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Name: "dashboard", Now: T0})
+	must(t, err)
+	if mint.Target != k.ID || mint.Seq <= add.Seq {
+		t.Fatalf("MintKey through Audited: entry %+v, key %s", mint, k.ID)
+	}
+
+	// The fault: the change is made, then its entry cannot be written.
+	bad := ok("org.credits", "acme", "acme")
+	bad.Actor = ""
+	_, _, err = s.Audited(bad).AddCredits("acme", 50, "invoice 1", T0)
+	wantErr(t, err, state.ErrInvalid, "AddCredits with an entry the log refuses")
+	if o, err := s.Org("acme"); err != nil || o.Credits != 0 {
+		t.Fatalf("the change stayed without its entry: %+v, %v", o, err)
+	}
+	// A change that fails writes no entry.
+	dup := ok("org.add", "acme", "acme")
+	_, err = s.Audited(dup).AddOrg(state.Org{ID: "acme", Created: T0})
+	wantErr(t, err, state.ErrExists, "AddOrg of an existing organisation")
+	if dup.Seq != 0 {
+		t.Fatalf("a refused change wrote its entry: %+v", dup)
+	}
+	log, err := s.AuditLog("", 0)
+	must(t, err)
+	if len(log) != 2 || log[0] != *mint || log[1] != *add {
+		t.Fatalf("audit log %+v, want the mint and the org.add", log)
+	}
+	// The handle writes its entry once; the store itself writes none.
+	grant(t, s, "acme", 5)
+	if log, _ := s.AuditLog("", 0); len(log) != 2 {
+		t.Fatalf("a change without Audited wrote an entry: %+v", log)
+	}
+}
+
 // testConcurrentCharges: 50 requests at once against credits for 10 charge
 // exactly 10 and leave the other 40 out.
 func testConcurrentCharges(t *testing.T, e Env) {
@@ -750,7 +800,7 @@ func testConcurrentCharges(t *testing.T, e Env) {
 	errs := make(chan error, 50)
 	for i := range 50 {
 		wg.Go(func() {
-			c, l, err := s.Charge("acme", "key_1", fmt.Sprint("req-", i), []bolt.DatasetPrice{{ID: "pop", Price: 1}}, T0)
+			c, l, err := s.Charge("acme", "key_1", fmt.Sprint("req-", i), []state.DatasetPrice{{ID: "pop", Price: 1}}, T0)
 			if err != nil {
 				errs <- err
 				return
@@ -778,27 +828,4 @@ func testConcurrentCharges(t *testing.T, e Env) {
 	if u.Credits != 0 || len(u.Charges) != 1 || u.Charges[0].Requests != 10 || u.Charges[0].Credits != 10 {
 		t.Fatalf("Usage: %+v", u)
 	}
-}
-
-// ImportDataset stores d in the data file s with one frame recorded, for
-// Env.AddDataset. The owner is added to s when missing, so that s can be
-// the catalogue of a store that keeps organisations elsewhere.
-func ImportDataset(t *testing.T, s *bolt.Store, d bolt.Dataset) {
-	t.Helper()
-	if _, err := s.Org(d.Owner); errors.Is(err, bolt.ErrNotFound) {
-		_, err = s.AddOrg(bolt.Org{ID: d.Owner, Created: T0})
-		must(t, err)
-	}
-	d.Attributes = []bolt.Attribute{{Name: "v", Type: bolt.TypeNumber, Aggregation: bolt.AggSum}}
-	_, err := s.ImportDataset(d, []bolt.FrameRecord{{Frame: 1, Attrs: []byte(`{"v":1}`)}}, T0)
-	must(t, err)
-}
-
-// BoltEnv opens an empty data file in a temporary directory: the
-// one-node implementation.
-func BoltEnv(t *testing.T) Env {
-	s, err := bolt.Open(t.TempDir()+"/state.db", bolt.Options{Create: true})
-	must(t, err)
-	t.Cleanup(func() { s.Close() })
-	return Env{Store: s, AddDataset: func(t *testing.T, d bolt.Dataset) { ImportDataset(t, s, d) }}
 }

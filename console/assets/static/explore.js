@@ -6,6 +6,13 @@
 // on behalf of the signed-in person's organisation.
 "use strict";
 (function () {
+  // No Explore key yet: the page is a form that mints one (a POST with the
+  // page's CSRF token; a GET never mints). Send it at once.
+  const start = document.getElementById("explore-start");
+  if (start) {
+    start.submit();
+    return;
+  }
   const root = document.getElementById("explore");
   if (!root || typeof maplibregl === "undefined") {
     return;
@@ -44,7 +51,7 @@
   async function call(path, opts) {
     let res;
     try {
-      res = await fetch(base + path, Object.assign({ credentials: "same-origin", headers: { Accept: "application/json" } }, opts || {}));
+      res = await fetch(base + path, Object.assign({ credentials: "same-origin", headers: { Accept: "application/json", "X-CSRF-Token": csrf } }, opts || {}));
     } catch (e) {
       return { ok: false, status: 0, body: { error: { code: "network", message: "The server could not be reached: " + e.message } } };
     }
@@ -77,6 +84,9 @@
   function makeMap() {
     return new maplibregl.Map({
       container: "map",
+      // The map's own calls carry the page's CSRF token, the proof of
+      // origin for a browser that sends no Sec-Fetch-Site.
+      transformRequest: (url) => (url.startsWith(location.origin + base) ? { url: url, headers: { "X-CSRF-Token": csrf } } : { url: url }),
       style: { version: 8, sources: {}, layers: [{ id: "background", type: "background", paint: { "background-color": "#e8eeec" } }] },
       center: cfg.center,
       zoom: cfg.zoom,

@@ -1,4 +1,4 @@
-package pgstate_test
+package cli
 
 import (
 	"errors"
@@ -8,9 +8,14 @@ import (
 
 	"frameindex/bolt"
 	"frameindex/state"
+	"frameindex/state/pgstate"
 	"frameindex/state/pgstate/pgtest"
 	"frameindex/state/statetest"
 )
+
+// t0 is the time of everything fillFile writes: a whole microsecond, as
+// PostgreSQL keeps times.
+var t0 = statetest.T0
 
 // fillFile gives a data file some of every kind of shared state.
 func fillFile(t *testing.T, f *bolt.Store) (secret string) {
@@ -22,47 +27,68 @@ func fillFile(t *testing.T, f *bolt.Store) (secret string) {
 		}
 	}
 	for _, id := range []string{"acme", "owner"} {
-		_, err := f.AddOrg(bolt.Org{ID: id, Created: t0})
+		_, err := f.AddOrg(state.Org{ID: id, Created: t0})
 		must(err)
 	}
 	_, _, err := f.AddCredits("acme", 20, "grant", t0)
 	must(err)
-	statetest.ImportDataset(t, f, bolt.Dataset{ID: "pop", Name: "Population", Owner: "owner", Price: 2})
-	statetest.ImportDataset(t, f, bolt.Dataset{ID: "roads", Name: "Roads", Owner: "owner", Price: 1})
-	_, err = f.SetOffer(bolt.Offer{Dataset: "roads", Mode: bolt.OfferSubscription, Price: 3, LicenceText: "terms"}, t0)
+	for _, d := range []state.Dataset{{ID: "pop", Name: "Population", Owner: "owner", Price: 2}, {ID: "roads", Name: "Roads", Owner: "owner", Price: 1}} {
+		d.Attributes = []state.Attribute{{Name: "v", Type: state.TypeNumber, Aggregation: state.AggSum}}
+		_, err = f.ImportDataset(d, []bolt.FrameRecord{{Frame: 1, Attrs: []byte(`{"v":1}`)}}, t0)
+		must(err)
+	}
+	_, err = f.SetOffer(state.Offer{Dataset: "roads", Mode: state.OfferSubscription, Price: 3, LicenceText: "terms"}, t0)
 	must(err)
 	_, _, err = f.LicenseOffer("acme", "roads", t0)
 	must(err)
-	_, err = f.GrantLicence("acme", "pop", bolt.LicencePerQuery, t0)
+	_, err = f.GrantLicence("acme", "pop", state.LicencePerQuery, t0)
 	must(err)
-	k, secret, err := f.MintKey(bolt.MintRequest{OrgID: "acme", Preset: "full", Now: t0})
+	k, secret, err := f.MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Now: t0})
 	must(err)
-	k2, _, err := f.MintKey(bolt.MintRequest{OrgID: "acme", Preset: "locality", Datasets: []string{"pop"}, Now: t0})
+	k2, _, err := f.MintKey(state.MintRequest{OrgID: "acme", Preset: "locality", Datasets: []string{"pop"}, Now: t0})
 	must(err)
 	_, err = f.RevokeKey(k2.ID, t0.Add(time.Hour))
 	must(err)
-	u := bolt.NewKeyUses()
+	u := state.NewKeyUses()
 	u.Seen(k.ID, t0.Add(time.Minute))
 	_, err = f.FlushKeyUses(u)
 	must(err)
-	_, _, err = f.Charge("acme", k.ID, "req-1", []bolt.DatasetPrice{{ID: "pop", Price: 2}}, t0)
+	_, _, err = f.Charge("acme", k.ID, "req-1", []state.DatasetPrice{{ID: "pop", Price: 2}}, t0)
 	must(err)
 	r, err := f.ReserveAnswer("acme", k.ID, "req-2", 1, t0)
 	must(err)
 	must(f.CommitAnswer(r))
 	_, err = f.ReserveAnswer("acme", k.ID, "req-3", 1, t0) // left pending
 	must(err)
-	_, err = f.AppendAudit(bolt.AuditEntry{Time: t0, Actor: "operator", Org: "acme", Action: "key.mint", Target: k.ID, Outcome: bolt.AuditOK})
+	_, err = f.AppendAudit(state.AuditEntry{Time: t0, Actor: "operator", Org: "acme", Action: "key.mint", Target: k.ID, Outcome: state.AuditOK})
 	must(err)
 	return secret
 }
 
-func TestImport(t *testing.T) {
-	c := pgtest.Shared(t)
-	s, cat, _ := openPG(t, c)
-	file := statetest.BoltEnv(t).Store.(*bolt.Store)
+// TestStateImport copies a data file's shared state into PostgreSQL
+// (pgstate.Store.Import, behind `frameindex state import`) and reads the
+// same from both.
+func TestStateImport(t *testing.T) {
+	openFile := func() *bolt.Store {
+		f, err := bolt.Open(t.TempDir()+"/node.db", bolt.Options{Create: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	url := pgtest.Start(t).NewDatabase(t)
+	if _, err := pgstate.Migrate(t.Context(), url); err != nil {
+		t.Fatal(err)
+	}
+	file, cat := openFile(), openFile()
 	secret := fillFile(t, file)
 	fillFile(t, cat) // the node's datasets
+	s, err := pgstate.Open(t.Context(), url, pgstate.Options{Catalogue: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
 
 	counts, err := s.Import(file)
 	if err != nil {
@@ -93,7 +119,7 @@ func TestImport(t *testing.T) {
 	same("offers", func(st state.Store) (any, error) { return st.Offers() })
 	same("usage", func(st state.Store) (any, error) { return st.Usage("acme", t0) })
 	same("audit", func(st state.Store) (any, error) { return st.AuditLog("", 0) })
-	same("readable", func(st state.Store) (any, error) { return st.Readable(bolt.Key{OrgID: "acme"}) })
+	same("readable", func(st state.Store) (any, error) { return st.Readable(state.Key{OrgID: "acme"}) })
 	kr, err := s.Keyring()
 	if err != nil {
 		t.Fatal(err)
@@ -113,10 +139,10 @@ func TestImport(t *testing.T) {
 	if err != nil || r.ID != 3 {
 		t.Fatalf("a reservation after import: %+v %v", r, err)
 	}
-	if a, err := s.AppendAudit(bolt.AuditEntry{Actor: "operator", Action: "x", Outcome: bolt.AuditOK}); err != nil || a.Seq != 2 {
+	if a, err := s.AppendAudit(state.AuditEntry{Actor: "operator", Action: "x", Outcome: state.AuditOK}); err != nil || a.Seq != 2 {
 		t.Fatalf("an audit entry after import: %+v %v", a, err)
 	}
-	if _, err := s.Import(file); !errors.Is(err, bolt.ErrExists) {
+	if _, err := s.Import(file); !errors.Is(err, state.ErrExists) {
 		t.Fatalf("a second import: %v", err)
 	}
 }
