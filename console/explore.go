@@ -7,6 +7,7 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"sync"
 
+	"frameindex/access"
 	"frameindex/admin"
 	"frameindex/state"
 )
@@ -524,6 +526,15 @@ func (s *Server) handleBreaks(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if a.perQuery {
+		// Colour steps summarise every frame of the dataset: by the price
+		// rule (access.Price) they would cost the whole dataset's frames,
+		// so they are refused rather than given free or charged unasked.
+		writeJSONError(w, http.StatusForbidden, "forbidden", fmt.Sprintf(
+			"dataset %s is licensed to your organisation per query: colour steps summarise all %s of its frames, which would be charged as %s credits, so the map does not compute them. Click frames or select an area to read its values (charged per %d frames read), or license it by subscription",
+			ds, state.GroupDigits(int64(a.frames)), state.GroupDigits(access.Price(a.price, a.frames)), access.FramesPerUnit))
+		return
+	}
 	br, err := s.explore.breaks.get(s.store, a)
 	if err != nil {
 		s.log.Error("console: computing colour steps failed", "dataset", ds, "attr", attr, "err", err)
@@ -551,7 +562,8 @@ func (s *Server) readableAttr(w http.ResponseWriter, r *http.Request, ds, attr s
 		}
 		for _, at := range a.Dataset.Attributes {
 			if at.Name == attr && at.Type == state.TypeNumber {
-				return attrRef{dataset: ds, version: a.Dataset.Version, name: attr, sum: at.Aggregation == "sum"}, true
+				return attrRef{dataset: ds, version: a.Dataset.Version, name: attr, sum: at.Aggregation == "sum",
+					perQuery: a.PerQuery, price: a.Dataset.Price, frames: a.Dataset.Frames}, true
 			}
 		}
 	}

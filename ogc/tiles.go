@@ -253,7 +253,8 @@ func (t *mvtTile) frame(sh grid.Shape) bool {
 // attrTile draws the frames a dataset records something on, with its
 // attributes, read through package access; below frameZoom, on a lattice
 // grid, cells of merged frames with aggregated values. A per-query dataset
-// is charged once for a tile that carries its values.
+// is charged by package access's price rule for the frames whose values
+// the tile reads (merged: the frames its cells summarise).
 func (s *Server) attrTile(rq *request, g Grid, c collection, t *mvtTile, tl *tiling) error {
 	d := c.dataset()
 	box := tileBox(t.z, t.x, t.y, tileBuffer)
@@ -313,7 +314,7 @@ func (s *Server) mergedTile(rq *request, g Grid, c collection, t *mvtTile, box g
 		return err
 	}
 	if !tl.charged {
-		if err := s.chargeDataset(rq, c.acc, true, "tile"); err != nil {
+		if err := s.chargeDataset(rq, c.acc, n, "tile"); err != nil {
 			return err
 		}
 		tl.charged = true
@@ -323,7 +324,7 @@ func (s *Server) mergedTile(rq *request, g Grid, c collection, t *mvtTile, box g
 }
 
 // featureTile draws a dataset's features held on frames in and around the
-// tile; a per-query dataset is charged once for a tile that holds any.
+// tile; a per-query dataset is charged for the frames holding them.
 func (s *Server) featureTile(rq *request, g Grid, c collection, t *mvtTile) error {
 	box := tileBox(t.z, t.x, t.y, tileBuffer)
 	box.MinLon -= featureMargin
@@ -349,7 +350,7 @@ func (s *Server) featureTile(rq *request, g Grid, c collection, t *mvtTile) erro
 	if t.len() == 0 {
 		return nil
 	}
-	return s.chargeDataset(rq, c.acc, true, "tile")
+	return s.chargeDataset(rq, c.acc, featureFrames(fs), "tile")
 }
 
 // prop is one scalar property of a feature.

@@ -76,10 +76,13 @@ type Access struct {
 	PerQuery bool
 }
 
-// DatasetPrice names a per-query dataset and its price for Charge.
+// DatasetPrice names a per-query dataset and what Charge debits for it
+// (package access's Price), with the frames whose values were read, which
+// the ledger entry records (0: not counted).
 type DatasetPrice struct {
-	ID    string
-	Price int64
+	ID     string
+	Price  int64
+	Frames int
 }
 
 // Offer modes: how an organisation offers one of its datasets to the

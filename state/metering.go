@@ -74,13 +74,25 @@ func DecideCharge(o Org, keyID, requestID string, sorted []DatasetPrice, at time
 			c.Org.Credits -= d.Price
 			c.Entries = append(c.Entries, LedgerEntry{
 				Time: at, Kind: LedgerCharge, Credits: -d.Price, Balance: c.Org.Credits,
-				KeyID: keyID, Dataset: d.ID, RequestID: requestID,
+				KeyID: keyID, Dataset: d.ID, RequestID: requestID, Note: chargeNote(d.Frames),
 			})
 		}
 		c.Counters = append(c.Counters, CounterChange{Name: ChargesCounter(month, d.ID), Count: 1, Credits: d.Price})
 		c.Charged = append(c.Charged, d.ID)
 	}
 	return c
+}
+
+// chargeNote is the note of a per-query charge's ledger entry: the frames
+// whose values were read, when counted.
+func chargeNote(frames int) string {
+	switch {
+	case frames <= 0:
+		return ""
+	case frames == 1:
+		return "1 frame read"
+	}
+	return GroupDigits(int64(frames)) + " frames read"
 }
 
 // CheckReserve applies ReserveAnswer's checks to its arguments and returns
