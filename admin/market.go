@@ -55,6 +55,10 @@ type MarketList struct {
 type LicenceAcquire struct {
 	OrgID   string `json:"org"`
 	Dataset string `json:"dataset"`
+	// Terms are the terms the buyer saw; when they are not the offer's
+	// any more, nothing is licensed or charged (state.ErrTermsChanged).
+	// Nil accepts the offer as it is.
+	Terms *state.Terms `json:"terms,omitempty"`
 }
 
 // Acquired is the result of LicenceAcquire: the licence and, for a
@@ -136,7 +140,7 @@ func (o *Ops) doMarket(_ context.Context, op string, args json.RawMessage) (any,
 		if err := o.inCatalogue(a.Dataset); err != nil {
 			return nil, err
 		}
-		l, e, err := o.state().LicenseOffer(a.OrgID, a.Dataset, o.now())
+		l, e, err := o.state().LicenseOffer(a.OrgID, a.Dataset, a.Terms, o.now())
 		if err != nil {
 			return nil, err
 		}

@@ -182,9 +182,13 @@ func (s *Store) Import(src Source) (ImportCounts, error) {
 		}
 		rows = nil
 		for _, l := range licences {
-			rows = append(rows, []any{l.OrgID, l.Dataset, l.Mode, l.Granted})
+			var price *int64
+			if l.Priced {
+				price = &l.Price
+			}
+			rows = append(rows, []any{l.OrgID, l.Dataset, l.Mode, l.Granted, price})
 		}
-		if err := copyRows("licences", []string{"org", "dataset", "mode", "granted"}, rows); err != nil {
+		if err := copyRows("licences", []string{"org", "dataset", "mode", "granted", "price"}, rows); err != nil {
 			return err
 		}
 		rows = nil
