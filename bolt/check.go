@@ -444,12 +444,12 @@ func (s *Store) checkVersion(versions *bbolt.Bucket, d state.Dataset, c *checker
 		return nil
 	}
 	probe := d
-	names, err := checkDataset(&probe)
+	_, err := checkDataset(&probe)
 	if err != nil {
 		c.add("dataset %q: its description does not pass: %v", d.ID, err)
 		return nil
 	}
-	sc := attrScanner{attrs: probe.Attributes, names: names, seen: make([]uint32, len(probe.Attributes))}
+	sc := attrChecker(probe.Attributes)
 	where := "dataset " + strconv.Quote(d.ID) + ", version " + strconv.Itoa(d.Version)
 	nFrames, nFeats := 0, 0
 	fc := feats.Cursor()
@@ -472,7 +472,7 @@ func (s *Store) checkVersion(versions *bbolt.Bucket, d state.Dataset, c *checker
 		}
 		attrs := val[n:]
 		if len(attrs) > 0 {
-			if _, err := sc.scan(attrs); err != nil {
+			if _, err := sc.Check(attrs); err != nil {
 				c.add("%s, frame %d: attributes: %v", where, frame, err)
 			}
 		} else if count == 0 {

@@ -10,9 +10,10 @@ import (
 	"sync"
 	"time"
 
-	"frameindex/state"
-
 	bbolt "go.etcd.io/bbolt"
+
+	"frameindex/internal/jsonscan"
+	"frameindex/state"
 )
 
 // FrameRecord is what one dataset records on one frame: an attributes JSON
@@ -81,7 +82,7 @@ type recordPlan struct {
 // checkRecords checks every record against the dataset's attributes and
 // returns the ones that record something, in ascending frame order.
 // Errors name the frame (and the feature, counted from 1) and the reason.
-func checkRecords(d *state.Dataset, names map[string]int, records []FrameRecord) ([]recordPlan, error) {
+func checkRecords(d *state.Dataset, records []FrameRecord) ([]recordPlan, error) {
 	if int64(len(records)) > math.MaxInt32 {
 		return nil, state.Errorf(state.ErrInvalid, "dataset %s: %d records, at most %d", d.ID, len(records), math.MaxInt32)
 	}
@@ -93,7 +94,7 @@ func checkRecords(d *state.Dataset, names map[string]int, records []FrameRecord)
 	if !slices.IsSortedFunc(order, byFrame) {
 		slices.SortFunc(order, byFrame)
 	}
-	sc := attrScanner{attrs: d.Attributes, names: names, seen: make([]uint32, len(d.Attributes))}
+	sc := attrChecker(d.Attributes)
 	plan := make([]recordPlan, 0, len(records))
 	for k, i := range order {
 		r := &records[i]
@@ -105,7 +106,7 @@ func checkRecords(d *state.Dataset, names map[string]int, records []FrameRecord)
 			if len(r.Attrs) > maxAttrsBytes {
 				return nil, state.Errorf(state.ErrInvalid, "dataset %s, frame %d: attributes of %d bytes, at most %d", d.ID, r.Frame, len(r.Attrs), maxAttrsBytes)
 			}
-			n, err := sc.scan(r.Attrs)
+			n, err := sc.Check(r.Attrs)
 			if err != nil {
 				return nil, state.Wrapf(state.ErrInvalid, err, "dataset %s, frame %d: attributes: %v", d.ID, r.Frame, err)
 			}
@@ -115,7 +116,7 @@ func checkRecords(d *state.Dataset, names map[string]int, records []FrameRecord)
 			return nil, state.Errorf(state.ErrInvalid, "dataset %s, frame %d: %d features, at most %d", d.ID, r.Frame, len(r.Features), uint32(math.MaxUint32))
 		}
 		for j, f := range r.Features {
-			if err := checkFeature(f); err != nil {
+			if err := jsonscan.CheckFeature(f, maxFeatureBytes); err != nil {
 				return nil, state.Wrapf(state.ErrInvalid, err, "dataset %s, frame %d, feature %d: %v", d.ID, r.Frame, j+1, err)
 			}
 		}
@@ -166,11 +167,11 @@ func (s *Store) ImportDataset(d state.Dataset, records []FrameRecord, now time.T
 	// Check everything before anything is written; BeginImport checks d
 	// again, and Put each record again, which costs little beside a write.
 	probe := d
-	names, err := checkDataset(&probe)
+	_, err := checkDataset(&probe)
 	if err != nil {
 		return state.Dataset{}, err
 	}
-	plan, err := checkRecords(&probe, names, records)
+	plan, err := checkRecords(&probe, records)
 	if err != nil {
 		return state.Dataset{}, err
 	}

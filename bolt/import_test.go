@@ -396,13 +396,13 @@ func BenchmarkCheckRecords(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			d := state.Dataset{ID: "population", Owner: "acme", Attributes: bc.attrs}
-			names, err := checkDataset(&d)
+			_, err := checkDataset(&d)
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := checkRecords(&d, names, bc.records); err != nil {
+				if _, err := checkRecords(&d, bc.records); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -7,9 +7,10 @@ import (
 	"sync"
 	"time"
 
-	"frameindex/state"
-
 	bbolt "go.etcd.io/bbolt"
+
+	"frameindex/internal/jsonscan"
+	"frameindex/state"
 )
 
 // ImportWriter stages a new version of a dataset frame by frame, for
@@ -28,7 +29,7 @@ type ImportWriter struct {
 	prev     int
 	staging  []byte
 	mu       *sync.Mutex
-	sc       attrScanner
+	sc       *jsonscan.Checker
 	last     uint64
 	any      bool
 	finished bool
@@ -50,7 +51,7 @@ type kvPair struct{ k, v []byte }
 // time). Errors: ErrInvalid for a bad description or a dataset owned by
 // another organisation; ErrNotFound for an unknown owner; file errors.
 func (s *Store) BeginImport(d state.Dataset, now time.Time) (*ImportWriter, error) {
-	names, err := checkDataset(&d)
+	_, err := checkDataset(&d)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +92,7 @@ func (s *Store) BeginImport(d state.Dataset, now time.Time) (*ImportWriter, erro
 	}
 	d.Version = prev + 1
 	w := &ImportWriter{s: s, d: d, prev: prev, staging: versionBucketName(d.ID, d.Version), mu: mu,
-		sc: attrScanner{attrs: d.Attributes, names: names, seen: make([]uint32, len(d.Attributes))}}
+		sc: attrChecker(d.Attributes)}
 	return w, nil
 }
 
@@ -115,7 +116,7 @@ func (w *ImportWriter) Put(frame uint64, attrs []byte, features [][]byte) error 
 		if len(attrs) > maxAttrsBytes {
 			return w.fail(state.Errorf(state.ErrInvalid, "dataset %s, frame %d: attributes of %d bytes, at most %d", w.d.ID, frame, len(attrs), maxAttrsBytes))
 		}
-		n, err := w.sc.scan(attrs)
+		n, err := w.sc.Check(attrs)
 		if err != nil {
 			return w.fail(state.Wrapf(state.ErrInvalid, err, "dataset %s, frame %d: attributes: %v", w.d.ID, frame, err))
 		}
@@ -125,7 +126,7 @@ func (w *ImportWriter) Put(frame uint64, attrs []byte, features [][]byte) error 
 		return w.fail(state.Errorf(state.ErrInvalid, "dataset %s, frame %d: %d features, at most %d", w.d.ID, frame, len(features), uint32(math.MaxUint32)))
 	}
 	for j, f := range features {
-		if err := checkFeature(f); err != nil {
+		if err := jsonscan.CheckFeature(f, maxFeatureBytes); err != nil {
 			return w.fail(state.Wrapf(state.ErrInvalid, err, "dataset %s, frame %d, feature %d: %v", w.d.ID, frame, j+1, err))
 		}
 	}

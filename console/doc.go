@@ -17,7 +17,7 @@
 // vector tiles: frames and choropleth from the API's own (OGC API -
 // Tiles), the outline and boundary lines from the console's line tiles
 // (explore_lines.go: lines derived once from the dataset that records
-// state and lga, cut per tile by ogc.VectorTile; not API calls). The
+// state and lga, cut per tile by package mvt; not API calls). The
 // map's other calls (tiles, point, box, data, question) are API calls:
 // the console hands each to the API's handlers (Behalf, which
 // *handlers.Server implements as ServeAs) with a key of the person's

@@ -15,6 +15,7 @@ import (
 	"frameindex/admin"
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/mvt"
 	"frameindex/state"
 )
 
@@ -131,8 +132,8 @@ func BenchmarkExploreLinesTile(b *testing.B) {
 		}},
 	} {
 		b.Run(fmt.Sprintf("%s/z%d", bc.layer, bc.z), func(b *testing.B) {
-			x0, y0 := lonLatTile(2.69, 13.89, bc.z)
-			x1, y1 := lonLatTile(14.68, 4.27, bc.z)
+			x0, y0 := mvt.TileOf(2.69, 13.89, bc.z)
+			x1, y1 := mvt.TileOf(14.68, 4.27, bc.z)
 			var tiles []lineTile
 			for x := x0; x <= x1; x++ {
 				for y := y0; y <= y1; y++ {

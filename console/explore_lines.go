@@ -15,7 +15,7 @@ import (
 	"github.com/tidwall/rtree"
 
 	"frameindex/grid"
-	"frameindex/ogc"
+	"frameindex/mvt"
 )
 
 // The map's country outline and state and LGA boundary lines as Mapbox
@@ -25,7 +25,7 @@ import (
 // index, per dataset version): per zoom, simplified by Douglas-Peucker to
 // half a pixel of a 512-pixel tile, cut into pieces of at most
 // linePieceMax points in an R-tree. A tile then costs a search of the
-// tree and ogc.VectorTile's projection, clipping and encoding of the
+// tree and package mvt's projection, clipping and encoding of the
 // pieces found (20 to 450 microseconds; BenchmarkExploreLinesTile), once:
 // the tiles that hold something are kept, encoded and gzipped.
 // Tiles go up to zoom linesMaxZoom, where the boundary lines are drawn on
@@ -74,27 +74,6 @@ func parseLineTile(layer, z, y, x string) (lineTile, bool) {
 	return lineTile{layer: layer, z: zi, x: xi, y: yi}, true
 }
 
-// tileBounds is tile z/x/y in degrees, widened by buffer tile units (4096
-// a tile) on every side.
-func tileBounds(z, x, y int, buffer float64) orb.Bound {
-	n := math.Exp2(float64(z))
-	d := buffer / 4096
-	lon := func(v float64) float64 { return v/n*360 - 180 }
-	lat := func(v float64) float64 { return math.Atan(math.Sinh(math.Pi*(1-2*v/n))) * 180 / math.Pi }
-	return orb.Bound{Min: orb.Point{lon(float64(x) - d), lat(float64(y+1) + d)}, Max: orb.Point{lon(float64(x+1) + d), lat(float64(y) - d)}}
-}
-
-// lonLatTile returns the tile at zoom z holding a point, within the
-// zoom's matrix.
-func lonLatTile(lon, lat float64, z int) (x, y int) {
-	n := math.Exp2(float64(z))
-	lat = max(-85.0511, min(lat, 85.0511)) * math.Pi / 180
-	fx := (lon + 180) / 360 * n
-	fy := (1 - math.Log(math.Tan(lat)+1/math.Cos(lat))/math.Pi) / 2 * n
-	last := int(n) - 1
-	return max(0, min(int(fx), last)), max(0, min(int(fy), last))
-}
-
 // tileBytes is an encoded tile, and the same gzipped when it is worth it
 // (1 KB or more).
 type tileBytes struct{ data, gz []byte }
@@ -124,13 +103,13 @@ func (c *tileCache) get(t lineTile, enc func(lineTile) ([]byte, error)) (*tileBy
 	return v.(*tileBytes), nil
 }
 
-// tileSearchBuffer is the buffer of ogc.VectorTile (64 units) and a
-// little more for the flooring of coordinates.
-const tileSearchBuffer = 72
+// tileSearchBuffer is the buffer of an mvt.Tile and a little more for the
+// flooring of coordinates.
+const tileSearchBuffer = mvt.Buffer + 8
 
 // zoomTolerance is lineTolerance in degrees at zoom z (longitude; near
 // the equator a degree of latitude is about as long on the map).
-func zoomTolerance(z int) float64 { return lineTolerance * 360 / (4096 * math.Exp2(float64(z))) }
+func zoomTolerance(z int) float64 { return lineTolerance * 360 / (mvt.Extent * math.Exp2(float64(z))) }
 
 // lineSet is lines ready to be cut into tiles: per zoom from minZoom to
 // linesMaxZoom, the lines simplified for that zoom, in pieces, in an
@@ -178,7 +157,7 @@ func (ls *lineSet) tile(t lineTile) ([]byte, error) {
 		return nil, nil
 	}
 	lz := &ls.zooms[t.z]
-	b := tileBounds(t.z, t.x, t.y, tileSearchBuffer)
+	b := mvt.Bounds(t.z, t.x, t.y, tileSearchBuffer)
 	var ml orb.MultiLineString
 	lz.tree.Search(b.Min, b.Max, func(_, _ [2]float64, i int32) bool {
 		ml = append(ml, lz.pieces[i])
@@ -187,7 +166,7 @@ func (ls *lineSet) tile(t lineTile) ([]byte, error) {
 	if len(ml) == 0 {
 		return nil, nil
 	}
-	vt := ogc.NewVectorTile(t.layer, t.z, t.x, t.y)
+	vt := mvt.New(t.layer, t.z, t.x, t.y)
 	if !vt.Add(ml) {
 		return nil, nil
 	}
@@ -263,11 +242,10 @@ func newOutlineSet(b []byte) (*outlineSet, error) {
 				continue
 			}
 			b := s.Bound()
-			x0, y0 := lonLatTile(b.Min[0], b.Max[1], outlineBinZoom)
-			x1, y1 := lonLatTile(b.Max[0], b.Min[1], outlineBinZoom)
+			x0, y0, x1, y1 := mvt.Range(b, outlineBinZoom)
 			for x := x0; x <= x1; x++ {
 				for y := y0; y <= y1; y++ {
-					c := orbclip.Polygon(tileBounds(outlineBinZoom, x, y, tileSearchBuffer), s.Clone())
+					c := orbclip.Polygon(mvt.Bounds(outlineBinZoom, x, y, tileSearchBuffer), s.Clone())
 					if len(c) == 0 || len(c[0]) < 4 {
 						continue
 					}
@@ -287,7 +265,7 @@ func (o *outlineSet) tile(t lineTile) ([]byte, error) {
 	if t.z > linesMaxZoom {
 		return nil, nil
 	}
-	b := tileBounds(t.z, t.x, t.y, tileSearchBuffer)
+	b := mvt.Bounds(t.z, t.x, t.y, tileSearchBuffer)
 	polys := o.zooms[t.z]
 	if t.z >= outlineBinZoom {
 		sh := t.z - outlineBinZoom
@@ -302,7 +280,7 @@ func (o *outlineSet) tile(t lineTile) ([]byte, error) {
 	if len(mp) == 0 {
 		return nil, nil
 	}
-	vt := ogc.NewVectorTile(t.layer, t.z, t.x, t.y)
+	vt := mvt.New(t.layer, t.z, t.x, t.y)
 	if !vt.Add(mp) {
 		return nil, nil
 	}

@@ -13,12 +13,12 @@ import (
 	"testing"
 
 	"github.com/paulmach/orb"
-	"github.com/paulmach/orb/encoding/mvt"
+	orbmvt "github.com/paulmach/orb/encoding/mvt"
 	"github.com/paulmach/orb/geojson"
 	"github.com/paulmach/orb/simplify"
 
 	"frameindex/grid"
-	"frameindex/ogc"
+	"frameindex/mvt"
 )
 
 // Tests of the map's line tiles (explore_lines.go): the outline and the
@@ -40,9 +40,9 @@ func tileY(lat float64, z, y int) float64 {
 }
 
 // decodeTile decodes a tile that must hold one layer, named layer.
-func decodeTile(t *testing.T, body []byte, layer string) *mvt.Layer {
+func decodeTile(t *testing.T, body []byte, layer string) *orbmvt.Layer {
 	t.Helper()
-	ls, err := mvt.Unmarshal(body)
+	ls, err := orbmvt.Unmarshal(body)
 	if err != nil {
 		t.Fatalf("the tile does not decode: %v", err)
 	}
@@ -53,7 +53,7 @@ func decodeTile(t *testing.T, body []byte, layer string) *mvt.Layer {
 }
 
 // linesOf returns the lines of a layer's features, which must be lines.
-func linesOf(t *testing.T, l *mvt.Layer) orb.MultiLineString {
+func linesOf(t *testing.T, l *orbmvt.Layer) orb.MultiLineString {
 	t.Helper()
 	var out orb.MultiLineString
 	for _, f := range l.Features {
@@ -76,7 +76,7 @@ func TestExplore_LineTiles(t *testing.T) {
 	// The fixture's frames: a 4 x 4 block at (9.09, 7.41), two states and
 	// two LGAs split down the middle.
 	r0, c0 := grid.CellAt(9.09, 7.41)
-	x9, y9 := lonLatTile(7.42, 9.08, 9)
+	x9, y9 := mvt.TileOf(7.42, 9.08, 9)
 	tile := func(layer string, z, x, y int) string {
 		return "/console/explore/lines/" + layer + "/" + strconv.Itoa(z) + "/" + strconv.Itoa(y) + "/" + strconv.Itoa(x)
 	}
@@ -303,8 +303,8 @@ func sameLine(a, b orb.LineString) bool {
 // it is not.
 func TestLineSet_Clipping(t *testing.T) {
 	const z = 8
-	x, y := lonLatTile(7.5, 9.0, z)
-	b := tileBounds(z, x, y, 0)
+	x, y := mvt.TileOf(7.5, 9.0, z)
+	b := mvt.Bounds(z, x, y, 0)
 	unit := (b.Max[0] - b.Min[0]) / 4096 // degrees of longitude a tile unit
 	midLat := (b.Min[1] + b.Max[1]) / 2
 	midLon := (b.Min[0] + b.Max[0]) / 2
@@ -414,8 +414,8 @@ func TestOutlineSet_Bins(t *testing.T) {
 			}
 		}
 		whole.bins[z] = nil
-		x0, y0 := lonLatTile(2.6, 13.95, z)
-		x1, y1 := lonLatTile(14.75, 4.2, z)
+		x0, y0 := mvt.TileOf(2.6, 13.95, z)
+		x1, y1 := mvt.TileOf(14.75, 4.2, z)
 		step := max(1, (x1-x0)/12)
 		for x := x0; x <= x1; x += step {
 			for y := y0; y <= y1; y += step {
@@ -449,7 +449,7 @@ func wholeTile(o *outlineSet, t lineTile) ([]byte, error) {
 	for _, p := range o.zooms[t.z] {
 		mp = append(mp, p.poly)
 	}
-	vt := ogc.NewVectorTile(t.layer, t.z, t.x, t.y)
+	vt := mvt.New(t.layer, t.z, t.x, t.y)
 	if !vt.Add(mp) {
 		return nil, nil
 	}
@@ -503,8 +503,8 @@ func TestLineTile_GDAL(t *testing.T) {
 	// A vertical edge west of column c0, rows r0 to r0+10, in the middle
 	// of a tile of zoom 9.
 	const z = 9
-	x, y := lonLatTile(7.5, 9.0, z)
-	mid := tileBounds(z, x, y, 0).Center()
+	x, y := mvt.TileOf(7.5, 9.0, z)
+	mid := mvt.Bounds(z, x, y, 0).Center()
 	r0, c0 := grid.CellAt(mid[1], mid[0])
 	e := newEdges()
 	for r := r0; r < r0+10; r++ {

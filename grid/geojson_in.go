@@ -9,6 +9,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"frameindex/internal/jsonscan"
 )
 
 // ParseGeometry parses a GeoJSON (RFC 7946) geometry object of type Polygon
@@ -122,22 +124,10 @@ func (p *coordParser) jsonKind() string {
 	if p.pos >= len(p.src) {
 		return "end of input"
 	}
-	switch c := p.src[p.pos]; {
-	case c == '[':
-		return "an array"
-	case c == '{':
-		return "an object"
-	case c == '"':
-		return "a string"
-	case c == 't' || c == 'f':
-		return "a boolean"
-	case c == 'n':
-		return "null"
-	case c == '-' || (c >= '0' && c <= '9'):
-		return "a number"
-	default:
-		return fmt.Sprintf("%q", c)
+	if k := jsonscan.KindOf(p.src[p.pos : p.pos+1]); k != jsonscan.Invalid {
+		return k.String()
 	}
+	return fmt.Sprintf("%q", p.src[p.pos])
 }
 
 // open consumes the '[' of an array at level lvl; empty reports that the
@@ -420,7 +410,7 @@ func readFeatures(r io.Reader, decodeProps bool, fn func(i int, f InFeature) err
 		return fmt.Errorf("no GeoJSON: %w", err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("no GeoJSON: the input starts with %v, want an object", tokenText(tok))
+		return fmt.Errorf("no GeoJSON: the input starts with %v, want an object", jsonscan.TokenKind(tok))
 	}
 	var (
 		typ         string
@@ -530,7 +520,7 @@ func readFeatureArray(dec *json.Decoder, decodeProps bool, fn func(int, InFeatur
 		return fmt.Errorf("features: %w", err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return fmt.Errorf("features is %v, want an array", tokenText(tok))
+		return fmt.Errorf("features is %v, want an array", jsonscan.TokenKind(tok))
 	}
 	i := 0
 	for ; dec.More(); i++ {
@@ -576,7 +566,7 @@ func toInFeature(fj inFeatureJSON, decodeProps bool) (InFeature, error) {
 	f := InFeature{ID: nullToNil(fj.ID), Geometry: nullToNil(fj.Geometry)}
 	if props := nullToNil(fj.Properties); props != nil {
 		if props[0] != '{' {
-			return InFeature{}, fmt.Errorf("properties is %s, want an object", jsonValueName(kindOf(props)))
+			return InFeature{}, fmt.Errorf("properties is %s, want an object", jsonscan.KindOf(props))
 		}
 		if !decodeProps {
 			f.RawProperties = props
@@ -599,49 +589,18 @@ func nullToNil(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// kindOf returns the JSON type name of a raw value as UnmarshalTypeError
-// spells it.
-func kindOf(raw []byte) string {
-	switch raw[0] {
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "bool"
-	case '{':
-		return "object"
-	default:
-		return "number"
-	}
-}
+// unmarshalKinds are the kinds of the type names of a
+// json.UnmarshalTypeError's Value.
+var unmarshalKinds = map[string]jsonscan.Kind{"array": jsonscan.Array, "object": jsonscan.Object,
+	"bool": jsonscan.Bool, "string": jsonscan.String, "number": jsonscan.Number}
 
+// jsonValueName words a type name of a json.UnmarshalTypeError's Value
+// as messages do ("an array"); other values as they are.
 func jsonValueName(v string) string {
-	switch v {
-	case "array", "object":
-		return "an " + v
-	case "bool":
-		return "a boolean"
-	case "string", "number":
-		return "a " + v
+	if k, ok := unmarshalKinds[v]; ok {
+		return k.String()
 	}
 	return v
-}
-
-func tokenText(tok json.Token) string {
-	switch t := tok.(type) {
-	case json.Delim:
-		return fmt.Sprintf("%q", string(t))
-	case string:
-		return "a string"
-	case json.Number, float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprint(tok)
 }
 
 // ErrNoID is returned by ParseFrameID when a feature carries no id.

@@ -166,11 +166,11 @@ func TestReadFeatures(t *testing.T) {
 
 		{"empty input", ``, nil, "no GeoJSON: the input is empty"},
 		{"not JSON", `hello`, nil, "no GeoJSON: invalid character 'h' looking for beginning of value"},
-		{"array", `[1]`, nil, `no GeoJSON: the input starts with "[", want an object`},
+		{"array", `[1]`, nil, `no GeoJSON: the input starts with an array, want an object`},
 		{"no type", `{"features":[]}`, nil, `GeoJSON object has no "type"`},
 		{"unknown type", `{"type":"Topology"}`, nil, `GeoJSON type "Topology" is not FeatureCollection, Feature or a geometry`},
 		{"collection without features", `{"type":"FeatureCollection"}`, nil, `FeatureCollection has no "features" member`},
-		{"features not an array", `{"type":"FeatureCollection","features":{}}`, nil, `features is "{", want an array`},
+		{"features not an array", `{"type":"FeatureCollection","features":{}}`, nil, `features is an object, want an array`},
 		{"features null", `{"type":"FeatureCollection","features":null}`, nil, `features is null, want an array`},
 		{"feature not an object", `{"type":"FeatureCollection","features":[{"type":"Feature"},5]}`, nil, "feature 1: is a number, want an object"},
 		{"feature without type", `{"type":"FeatureCollection","features":[{"type":"Feature"},{"geometry":null}]}`, nil, `feature 1: has no "type"`},

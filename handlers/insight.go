@@ -20,6 +20,7 @@ import (
 
 	"frameindex/access"
 	"frameindex/insight"
+	"frameindex/internal/jsonscan"
 	"frameindex/state"
 )
 
@@ -198,7 +199,7 @@ func decodeInsightBody(body io.Reader) (insightRaw, error) {
 		return raw, bodyError(err, "")
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return raw, newError(codeInvalidBody, "the body must be a JSON object such as "+bodyExample+"; it is "+tokenKind(tok))
+		return raw, newError(codeInvalidBody, "the body must be a JSON object such as "+bodyExample+"; it is "+jsonscan.TokenKind(tok).String())
 	}
 	var seen [4]bool
 	for dec.More() {
@@ -255,7 +256,7 @@ func decodeInsightBody(body io.Reader) (insightRaw, error) {
 // decodeFrameIDs decodes the value of frameIds: an array of strings.
 func decodeFrameIDs(v json.RawMessage) ([]string, error) {
 	if len(v) == 0 || v[0] != '[' {
-		return nil, newError(codeInvalidBody, `frameIds must be an array of frame ids as strings, e.g. ["4406402"]; it is `+valueKind(v))
+		return nil, newError(codeInvalidBody, `frameIds must be an array of frame ids as strings, e.g. ["4406402"]; it is `+jsonscan.KindOf(v).String())
 	}
 	var elems []json.RawMessage
 	if err := json.Unmarshal(v, &elems); err != nil {
@@ -265,7 +266,7 @@ func decodeFrameIDs(v json.RawMessage) ([]string, error) {
 	for i, e := range elems {
 		e = bytes.TrimLeft(e, " \t\r\n")
 		if len(e) == 0 || e[0] != '"' {
-			return nil, newError(codeInvalidBody, "frameIds["+strconv.Itoa(i)+`] must be a frame id as a string, e.g. "4406402"; it is `+valueKind(e))
+			return nil, newError(codeInvalidBody, "frameIds["+strconv.Itoa(i)+`] must be a frame id as a string, e.g. "4406402"; it is `+jsonscan.KindOf(e).String())
 		}
 		if err := json.Unmarshal(e, &ids[i]); err != nil {
 			return nil, bodyError(err, "frameIds")
@@ -277,7 +278,7 @@ func decodeFrameIDs(v json.RawMessage) ([]string, error) {
 // decodeString decodes the value of a string member.
 func decodeString(name string, v json.RawMessage) (string, error) {
 	if len(v) == 0 || v[0] != '"' {
-		return "", newError(codeInvalidBody, name+" must be a string; it is "+valueKind(v))
+		return "", newError(codeInvalidBody, name+" must be a string; it is "+jsonscan.KindOf(v).String())
 	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
@@ -304,45 +305,6 @@ func bodyError(err error, member string) error {
 		return newError(codeInvalidBody, where+" is not valid JSON at byte offset "+strconv.FormatInt(se.Offset, 10)+": "+se.Error())
 	}
 	return newError(codeInvalidBody, "the body could not be read completely")
-}
-
-// tokenKind names the kind of a JSON token that starts a value.
-func tokenKind(tok json.Token) string {
-	switch t := tok.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64, json.Number:
-		return "a number"
-	case string:
-		return "a string"
-	case json.Delim:
-		if t == '[' {
-			return "an array"
-		}
-	}
-	return "not a JSON value"
-}
-
-// valueKind names the kind of a JSON value from its first byte.
-func valueKind(v []byte) string {
-	if len(v) == 0 {
-		return "missing"
-	}
-	switch v[0] {
-	case 'n':
-		return "null"
-	case 't', 'f':
-		return "a boolean"
-	case '"':
-		return "a string"
-	case '[':
-		return "an array"
-	case '{':
-		return "an object"
-	}
-	return "a number"
 }
 
 // params checks the decoded values (contract §4) in the order frameIds,

@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"frameindex/grid"
+	"frameindex/internal/jsonscan"
 	"frameindex/state"
 )
 
@@ -159,7 +160,7 @@ func (fi *featuresInput) take(frame uint64, i int, props []byte, bad func(string
 				}
 				fi.im.derived.addText(frame, t.spec, v.Str, i)
 			default:
-				err = bad("property %q is %s; attribute %q takes a %s", t.property, jsonKind(v), a.Name,
+				err = bad("property %q is %s; attribute %q takes a %s", t.property, jsonscan.KindOf(v.Raw).String(), a.Name,
 					map[bool]string{true: "number", false: "string"}[a.Type == state.TypeNumber])
 				return false
 			}

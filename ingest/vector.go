@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"frameindex/grid"
+	"frameindex/internal/jsonscan"
 	"frameindex/state"
 )
 
@@ -164,7 +165,7 @@ func parseFeature(b []byte) (grid.InFeature, error) {
 	}
 	res := gjson.ParseBytes(b)
 	if !res.IsObject() {
-		return grid.InFeature{}, fmt.Errorf("is %s, want a Feature object", jsonKind(res))
+		return grid.InFeature{}, fmt.Errorf("is %s, want a Feature object", jsonscan.KindOf(res.Raw).String())
 	}
 	var typ *string
 	var id, geom, props json.RawMessage
@@ -175,7 +176,7 @@ func parseFeature(b []byte) (grid.InFeature, error) {
 				t := v.Str
 				typ = &t
 			} else {
-				t := "(" + jsonKind(v) + ")"
+				t := "(" + jsonscan.KindOf(v.Raw).String() + ")"
 				typ = &t
 			}
 		case "id":
@@ -188,21 +189,4 @@ func parseFeature(b []byte) (grid.InFeature, error) {
 		return true
 	})
 	return grid.ToInFeature(typ, id, geom, props, false)
-}
-
-// jsonKind names a gjson value's kind as messages do.
-func jsonKind(v gjson.Result) string {
-	switch {
-	case v.IsObject():
-		return "an object"
-	case v.IsArray():
-		return "an array"
-	case v.Type == gjson.String:
-		return "a string"
-	case v.Type == gjson.Number:
-		return "a number"
-	case v.Type == gjson.True, v.Type == gjson.False:
-		return "a boolean"
-	}
-	return "null"
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"frameindex/grid"
+	"frameindex/internal/jsonscan"
 	"frameindex/state"
 
 	"github.com/tidwall/gjson"
@@ -90,7 +91,7 @@ func (z *zonesInput) read(ctx context.Context) error {
 				}
 				text = grid.AppendJSONString(nil, v.Str)
 			default:
-				return bad("property %q is %s; attribute %q takes a %s", p.property, jsonKind(v), a.Name,
+				return bad("property %q is %s; attribute %q takes a %s", p.property, jsonscan.KindOf(v.Raw).String(), a.Name,
 					map[bool]string{true: "number", false: "string"}[a.Type == state.TypeNumber])
 			}
 			off, ln, err := im.addValue(text)

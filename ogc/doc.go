@@ -90,8 +90,4 @@
 //   - Collection links carry both "describedby" and "describedBy": link
 //     relations are case-insensitive, GDAL's OAPIF driver compares them
 //     as written.
-//
-// VectorTile exports the tiles' MVT writer (projection, clipping with a
-// 64-unit buffer, encoding) for other layers: the web application's line
-// tiles of the country outline and state and LGA boundaries use it.
 package ogc

@@ -2,77 +2,12 @@ package ogc
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"net/http"
 	"testing"
-	"unicode/utf8"
 
 	"frameindex/bolt"
 )
-
-// FuzzEachMember: the reader of stored objects never panics, and on an
-// object encoding/json reads it finds the same members with the same
-// values.
-func FuzzEachMember(f *testing.F) {
-	for _, seed := range []string{
-		`{}`, `{"a":1}`, `{"population_2020":1200,"state":"Kano"}`,
-		`{"type":"Feature","geometry":{"type":"Point","coordinates":[3.39,6.45]},"properties":{"name":"x"}}`,
-		`{"a\"b":"\\","c":[1,{"d":"]}"}],"e":null}`,
-		` { "a" : true , "b" : false } `,
-		`{"a":1`, `{"a":"x}`, `[1]`, `{"a":[1,2}`, `{"a":1,}`, `"x"`, ``,
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var got []string
-		var vals [][]byte
-		ok := eachMember(b, func(name, value []byte) bool {
-			got = append(got, string(name))
-			vals = append(vals, value)
-			if len(value) == 0 {
-				t.Fatalf("an empty value for member %q of %q", name, b)
-			}
-			return true
-		})
-		var m map[string]json.RawMessage
-		if json.Unmarshal(b, &m) != nil || m == nil || !utf8.Valid(b) {
-			return // not an object encoding/json reads as it is (the store keeps valid UTF-8): no promise but no panic
-		}
-		if !ok {
-			t.Fatalf("%q is a JSON object but eachMember gave up", b)
-		}
-		if len(got) < len(m) {
-			t.Fatalf("%q: %d members found, encoding/json has %d", b, len(got), len(m))
-		}
-		for i, raw := range got {
-			var name string
-			if err := json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &name); err != nil {
-				t.Fatalf("member name %q does not decode: %v", raw, err)
-			}
-			if _, ok := m[name]; !ok {
-				t.Fatalf("member %q is not in %q", name, b)
-			}
-			if !json.Valid(vals[i]) {
-				t.Fatalf("value %q of member %q is not JSON", vals[i], name)
-			}
-			if !nameIs([]byte(raw), name) {
-				t.Fatalf("nameIs(%q, %q) is false", raw, name)
-			}
-		}
-		// The last of a repeated member is the one encoding/json keeps.
-		for i := len(got) - 1; i >= 0; i-- {
-			var name string
-			json.Unmarshal(append(append([]byte{'"'}, got[i]...), '"'), &name)
-			if want, seen := m[name]; seen {
-				if !bytes.Equal(bytes.TrimSpace(want), vals[i]) {
-					t.Fatalf("member %q: value %q, encoding/json %q", name, vals[i], want)
-				}
-				delete(m, name)
-			}
-		}
-	})
-}
 
 // FuzzItemsQuery: parsing items parameters never panics, accepts only
 // boxes in order inside the world and limits from 1 to 10,000, and

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paulmach/orb"
-
 	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/index"
@@ -212,53 +210,6 @@ func TestTileCoords(t *testing.T) {
 	}
 }
 
-func TestTileBoxAndTileOf(t *testing.T) {
-	b := tileBox(10, 533, 486, 0)
-	if x, y := tileOf(7.3986, 9.0765, 10); x != 533 || y != 486 || !b.Contains(7.3986, 9.0765) {
-		t.Fatalf("Abuja is in tile %d/%d, box %+v", x, y, b)
-	}
-	if b.MaxLon-b.MinLon != 360.0/1024 {
-		t.Fatalf("tile width %v", b.MaxLon-b.MinLon)
-	}
-	wide := tileBox(10, 533, 486, tileBuffer)
-	if !(wide.MinLon < b.MinLon && wide.MaxLat > b.MaxLat) {
-		t.Fatal("the buffer does not widen the box")
-	}
-	if x, y := tileOf(180, -90, 3); x != 7 || y != 7 {
-		t.Fatalf("the south-east corner is in tile %d/%d", x, y)
-	}
-}
-
-func TestEachMember(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string // name=value
-		ok   bool
-	}{
-		{`{}`, nil, true},
-		{` { "a" : 1 , "b":"x,y}" } `, []string{"a=1", `b="x,y}"`}, true},
-		{`{"a":{"b":[1,{"c":"]"}]},"d":null,"e":true,"f":-1.5e3}`, []string{`a={"b":[1,{"c":"]"}]}`, "d=null", "e=true", "f=-1.5e3"}, true},
-		{`{"a\"b":"\\"}`, []string{`a\"b="\\"`}, true},
-		{`[1]`, nil, false},
-		{`{"a":1`, []string{"a=1"}, false},
-		{`{"a" 1}`, nil, false},
-		{`{"a":}`, nil, false},
-		{`{"a":"x}`, nil, false},
-		{`{"a":[1,2}`, []string{"a=[1,2}"}, false}, // brackets are counted, not matched
-		{``, nil, false},
-	}
-	for _, tc := range tests {
-		var got []string
-		ok := eachMember([]byte(tc.in), func(name, value []byte) bool {
-			got = append(got, string(name)+"="+string(value))
-			return true
-		})
-		if ok != tc.ok || !slices.Equal(got, tc.want) {
-			t.Errorf("%s: got %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
 func TestAttrLayout(t *testing.T) {
 	d := &state.Dataset{Attributes: []state.Attribute{
 		{Name: "population_2020", Type: state.TypeNumber}, {Name: "state", Type: state.TypeCategory}, {Name: "density", Type: state.TypeNumber}}}
@@ -361,100 +312,5 @@ func TestLinks_ForgedHost(t *testing.T) {
 		if !strings.Contains(w.Body.String(), tc.want) || strings.Contains(w.Body.String(), "evil.example") {
 			t.Errorf("%v: %d %.300s", tc.base.Public(), w.Code, w.Body)
 		}
-	}
-}
-
-// decodeCommands decodes one feature's geometry commands into rings or
-// points, as a client would.
-func decodeCommands(t *testing.T, cmds []uint32) [][]orb.Point {
-	t.Helper()
-	var out [][]orb.Point
-	var x, y int32
-	unzig := func(v uint32) int32 { return int32(v>>1) ^ -int32(v&1) }
-	for i := 0; i < len(cmds); {
-		id, n := cmds[i]&7, int(cmds[i]>>3)
-		i++
-		switch id {
-		case cmdMoveTo:
-			for range n {
-				x += unzig(cmds[i])
-				y += unzig(cmds[i+1])
-				i += 2
-				out = append(out, []orb.Point{{float64(x), float64(y)}})
-			}
-		case cmdLineTo:
-			for range n {
-				x += unzig(cmds[i])
-				y += unzig(cmds[i+1])
-				i += 2
-				out[len(out)-1] = append(out[len(out)-1], orb.Point{float64(x), float64(y)})
-			}
-		case cmdClosePath:
-		default:
-			t.Fatalf("command %d", id)
-		}
-	}
-	return out
-}
-
-func area(ps []orb.Point) float64 {
-	a := 0.0
-	for j := range ps {
-		p, q := ps[j], ps[(j+1)%len(ps)]
-		a += p[0]*q[1] - q[0]*p[1]
-	}
-	return a / 2
-}
-
-func TestMVT_Geometries(t *testing.T) {
-	tl := newMVT("t", 10, 533, 486)
-	b := tileBox(10, 533, 486, 0)
-	// A frame in the middle: a rectangle with a positive area.
-	row, col := grid.CellAt(9.0765, 7.3986)
-	if !tl.rect(grid.CellBox(row, col), 7) {
-		t.Fatal("a frame in the tile was not drawn")
-	}
-	tl.done()
-	// Far outside: nothing.
-	if tl.rect(grid.Box{MinLon: 0, MinLat: 0, MaxLon: 1, MaxLat: 1}, 8) {
-		t.Fatal("a frame outside the tile was drawn")
-	}
-	// A polygon with a hole, given with the wrong orientations; a line;
-	// a point; a polygon collapsed to nothing.
-	cx, cy := (b.MinLon+b.MaxLon)/2, (b.MinLat+b.MaxLat)/2
-	d := (b.MaxLon - b.MinLon) / 8
-	poly := orb.Polygon{
-		{{cx - d, cy - d}, {cx - d, cy + d}, {cx + d, cy + d}, {cx + d, cy - d}, {cx - d, cy - d}},
-		{{cx - d/2, cy - d/2}, {cx + d/2, cy - d/2}, {cx + d/2, cy + d/2}, {cx - d/2, cy + d/2}, {cx - d/2, cy - d/2}},
-	}
-	for _, g := range []orb.Geometry{poly, orb.LineString{{cx, cy}, {cx, cy}, {cx + d, cy}}, orb.Point{cx, cy}} {
-		if !tl.geometry(g, 0, false) {
-			t.Fatalf("%T not drawn", g)
-		}
-		tl.tag("kind", "x")
-		tl.done()
-	}
-	if tl.geometry(orb.Polygon{{{cx, cy}, {cx + 1e-9, cy}, {cx, cy + 1e-9}, {cx, cy}}}, 0, false) {
-		t.Fatal("a polygon smaller than a tile unit was drawn")
-	}
-	if tl.len() != 4 {
-		t.Fatalf("%d features", tl.len())
-	}
-	data, all, err := tl.encode(false)
-	if err != nil || !all || len(data) == 0 {
-		t.Fatalf("encode: %d bytes, %v, %v", len(data), all, err)
-	}
-	// The rectangle and the polygon: outer rings positive, the hole negative.
-	rings := decodeCommands(t, tl.geoms[:tl.geomEnd[0]])
-	if len(rings) != 1 || len(rings[0]) != 4 || area(rings[0]) <= 0 {
-		t.Fatalf("rectangle %v", rings)
-	}
-	rings = decodeCommands(t, tl.geoms[tl.geomEnd[0]:tl.geomEnd[1]])
-	if len(rings) != 2 || area(rings[0]) <= 0 || area(rings[1]) >= 0 {
-		t.Fatalf("polygon rings %v", rings)
-	}
-	line := decodeCommands(t, tl.geoms[tl.geomEnd[1]:tl.geomEnd[2]])
-	if len(line) != 1 || len(line[0]) != 2 {
-		t.Fatalf("line %v: a repeated point must be dropped", line)
 	}
 }

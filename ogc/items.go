@@ -10,6 +10,7 @@ import (
 	"frameindex/access"
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/internal/jsonscan"
 	"frameindex/state"
 )
 
@@ -129,7 +130,7 @@ func (l *attrLayout) find(raw []byte) int {
 		}
 	}
 	for i := range l.attrs { // an escaped name
-		if nameIs(raw, l.attrs[i].Name) {
+		if jsonscan.NameIs(raw, l.attrs[i].Name) {
 			return i
 		}
 	}
@@ -140,7 +141,7 @@ func (l *attrLayout) find(raw []byte) int {
 func (l *attrLayout) appendAttrs(b []byte, attrs []byte) []byte {
 	clear(l.vals)
 	if len(attrs) > 0 {
-		eachMember(attrs, func(name, value []byte) bool {
+		jsonscan.EachMember(attrs, func(name, value []byte) bool {
 			if i := l.find(name); i >= 0 {
 				l.vals[i] = value
 			}
@@ -158,7 +159,7 @@ func (l *attrLayout) appendAttrs(b []byte, attrs []byte) []byte {
 		switch {
 		case v == nil:
 			b = append(b, "null"...)
-		case l.attrs[i].Type == state.TypeNumber && isIntegerText(v):
+		case l.attrs[i].Type == state.TypeNumber && jsonscan.IsInteger(v):
 			b = append(b, v...)
 			b = append(b, ".0"...)
 		default:
@@ -438,13 +439,13 @@ func (s *Server) featurePage(rq *request, g Grid, c collection, iq itemsQuery, p
 // holding it) first and its own "id", if any, as source_id.
 func appendStoredFeature(b []byte, f storedFeature) []byte {
 	var geom, props, id []byte
-	eachMember(f.body, func(name, value []byte) bool {
+	jsonscan.EachMember(f.body, func(name, value []byte) bool {
 		switch {
-		case nameIs(name, "geometry"):
+		case jsonscan.NameIs(name, "geometry"):
 			geom = value
-		case nameIs(name, "properties"):
+		case jsonscan.NameIs(name, "properties"):
 			props = value
-		case nameIs(name, "id"):
+		case jsonscan.NameIs(name, "id"):
 			id = value
 		}
 		return true
@@ -463,8 +464,8 @@ func appendStoredFeature(b []byte, f storedFeature) []byte {
 		b = append(b, id...)
 	}
 	if len(props) > 0 && props[0] == '{' {
-		eachMember(props, func(name, value []byte) bool {
-			if nameIs(name, frameIDProp) || nameIs(name, "source_id") && len(id) > 0 {
+		jsonscan.EachMember(props, func(name, value []byte) bool {
+			if jsonscan.NameIs(name, frameIDProp) || jsonscan.NameIs(name, "source_id") && len(id) > 0 {
 				return true
 			}
 			b = append(b, ',', '"')

@@ -15,6 +15,8 @@ import (
 
 	"frameindex/access"
 	"frameindex/grid"
+	"frameindex/internal/jsonscan"
+	"frameindex/mvt"
 	"frameindex/state"
 )
 
@@ -50,8 +52,6 @@ const (
 	maxZoom       = 16
 	frameZoom     = 9 // from here on, frames are drawn one by one
 	maxTileBytes  = 500 << 10
-	tileExtent    = 4096
-	tileBuffer    = 64 // tile units drawn beyond each edge
 	// featureMargin widens the box of frames whose features a tile reads:
 	// a feature is stored on the frame of its representative point, and
 	// its geometry may reach beyond that frame.
@@ -69,26 +69,10 @@ func blockSize(z int) int {
 	return 1 << (frameZoom - z)
 }
 
-// tileBox is the box of tile z/x/y in degrees, widened by buffer tile
-// units on every side.
-func tileBox(z, x, y int, buffer float64) grid.Box {
-	n := math.Exp2(float64(z))
-	d := buffer / tileExtent
-	lon := func(x float64) float64 { return max(-180, min(x/n*360-180, 180)) }
-	lat := func(y float64) float64 {
-		return max(-maxMercatorLat, min(math.Atan(math.Sinh(math.Pi*(1-2*y/n)))*180/math.Pi, maxMercatorLat))
-	}
-	return grid.Box{MinLon: lon(float64(x) - d), MaxLon: lon(float64(x+1) + d), MaxLat: lat(float64(y) - d), MinLat: lat(float64(y+1) + d)}
-}
-
-// tileOf returns the column and row of the tile at zoom z holding a point.
-func tileOf(lon, lat float64, z int) (x, y int) {
-	n := math.Exp2(float64(z))
-	lat = max(-maxMercatorLat, min(lat, maxMercatorLat)) * math.Pi / 180
-	fx := (lon + 180) / 360 * n
-	fy := (1 - math.Log(math.Tan(lat)+1/math.Cos(lat))/math.Pi) / 2 * n
-	last := int(n) - 1
-	return max(0, min(int(fx), last)), max(0, min(int(fy), last))
+// tileBox is the box of tile t in degrees, widened by the tile's buffer.
+func tileBox(t *mvt.Tile) grid.Box {
+	b := t.Bounds(mvt.Buffer)
+	return grid.Box{MinLon: b.Min[0], MinLat: b.Min[1], MaxLon: b.Max[0], MaxLat: b.Max[1]}
 }
 
 // handleTile answers GET /ogc/collections/{collectionId}/tiles/
@@ -119,7 +103,7 @@ func (s *Server) handleTile(rq *request) error {
 	}
 	var data []byte
 	for {
-		t := newMVT(c.id, z, x, y)
+		t := mvt.New(c.id, z, x, y)
 		switch c.kind {
 		case kindFrames:
 			s.frameTile(g, t, tl)
@@ -131,12 +115,12 @@ func (s *Server) handleTile(rq *request) error {
 		if err != nil {
 			return err
 		}
-		if t.len() == 0 {
+		if t.Len() == 0 {
 			rq.w.WriteHeader(http.StatusNoContent)
 			return nil
 		}
 		var all bool
-		data, all, err = t.encode(c.kind == kindFeatures || !lattice)
+		data, all, err = t.EncodeWithin(maxTileBytes, c.kind == kindFeatures || !lattice)
 		if err != nil {
 			return err
 		}
@@ -209,8 +193,8 @@ type tiling struct {
 const maxBlock = 64
 
 // frameTile draws the grid's frames, or cells of frames.
-func (s *Server) frameTile(g Grid, t *mvtTile, tl tiling) {
-	box := tileBox(t.z, t.x, t.y, tileBuffer)
+func (s *Server) frameTile(g Grid, t *mvt.Tile, tl tiling) {
+	box := tileBox(t)
 	if tl.f > 1 && tl.lattice {
 		cells := newBlocks(box, tl.f, nil)
 		walkFrames(g, true, box, 0, func(sh grid.Shape) bool {
@@ -221,19 +205,19 @@ func (s *Server) frameTile(g Grid, t *mvtTile, tl tiling) {
 		return
 	}
 	walkFrames(g, tl.lattice, box, 0, func(sh grid.Shape) bool {
-		if t.frame(sh) {
-			t.tagUint(frameIDProp, sh.ID)
-			t.done()
+		if drawFrame(t, sh) {
+			t.TagUint(frameIDProp, sh.ID)
+			t.Done()
 		}
 		return true
 	})
 }
 
-// frame adds a frame's shape as a feature with its id; tags follow, then
-// done. It returns false when nothing of it is in the tile.
-func (t *mvtTile) frame(sh grid.Shape) bool {
+// drawFrame begins a feature of a frame's shape with its id; tags
+// follow, then Done. It returns false when nothing of it is in the tile.
+func drawFrame(t *mvt.Tile, sh grid.Shape) bool {
 	if sh.Geom == nil {
-		return t.rect(sh.Box, sh.ID)
+		return t.Rect(bound(sh.Box), sh.ID)
 	}
 	mp := make(orb.MultiPolygon, 0, len(sh.Geom))
 	for _, p := range sh.Geom {
@@ -247,7 +231,7 @@ func (t *mvtTile) frame(sh grid.Shape) bool {
 		}
 		mp = append(mp, op)
 	}
-	return t.geometry(mp, sh.ID, true)
+	return t.Geometry(mp, sh.ID, true)
 }
 
 // attrTile draws the frames a dataset records something on, with its
@@ -255,9 +239,9 @@ func (t *mvtTile) frame(sh grid.Shape) bool {
 // grid, cells of merged frames with aggregated values. A per-query dataset
 // is charged by package access's price rule for the frames whose values
 // the tile reads (merged: the frames its cells summarise).
-func (s *Server) attrTile(rq *request, g Grid, c collection, t *mvtTile, tl *tiling) error {
+func (s *Server) attrTile(rq *request, g Grid, c collection, t *mvt.Tile, tl *tiling) error {
 	d := c.dataset()
-	box := tileBox(t.z, t.x, t.y, tileBuffer)
+	box := tileBox(t)
 	layout := newTileAttrs(d)
 	if tl.f > 1 && tl.lattice {
 		return s.mergedTile(rq, g, c, t, box, tl, layout)
@@ -278,14 +262,14 @@ func (s *Server) attrTile(rq *request, g Grid, c collection, t *mvtTile, tl *til
 	}
 	for i := range ans.Frames {
 		fr := &ans.Frames[i]
-		if !fr.Known || len(fr.Entries) == 0 || !t.frame(fr.Shape) {
+		if !fr.Known || len(fr.Entries) == 0 || !drawFrame(t, fr.Shape) {
 			continue
 		}
-		t.tagUint(frameIDProp, fr.ID)
+		t.TagUint(frameIDProp, fr.ID)
 		layout.values(fr.Entries[0].Attrs,
-			func(i int, v float64) { t.tagFloat(d.Attributes[i].Name, v) },
-			func(i int, v []byte) { t.tagBytes(d.Attributes[i].Name, v) })
-		t.done()
+			func(i int, v float64) { t.TagFloat(d.Attributes[i].Name, v) },
+			func(i int, v []byte) { t.TagBytes(d.Attributes[i].Name, v) })
+		t.Done()
 	}
 	return nil
 }
@@ -297,7 +281,7 @@ func (s *Server) attrTile(rq *request, g Grid, c collection, t *mvtTile, tl *til
 // frame's record beyond the scan); the dataset was found readable through
 // the same store call access.Read makes, and the charge goes through
 // package access like every other.
-func (s *Server) mergedTile(rq *request, g Grid, c collection, t *mvtTile, box grid.Box, tl *tiling, layout tileAttrs) error {
+func (s *Server) mergedTile(rq *request, g Grid, c collection, t *mvt.Tile, box grid.Box, tl *tiling, layout tileAttrs) error {
 	d := c.dataset()
 	ranges, _ := recordRanges(g, true, box, 0)
 	cells := newBlocks(box, tl.f, &layout)
@@ -325,8 +309,8 @@ func (s *Server) mergedTile(rq *request, g Grid, c collection, t *mvtTile, box g
 
 // featureTile draws a dataset's features held on frames in and around the
 // tile; a per-query dataset is charged for the frames holding them.
-func (s *Server) featureTile(rq *request, g Grid, c collection, t *mvtTile) error {
-	box := tileBox(t.z, t.x, t.y, tileBuffer)
+func (s *Server) featureTile(rq *request, g Grid, c collection, t *mvt.Tile) error {
+	box := tileBox(t)
 	box.MinLon -= featureMargin
 	box.MaxLon += featureMargin
 	box.MinLat -= featureMargin
@@ -337,17 +321,17 @@ func (s *Server) featureTile(rq *request, g Grid, c collection, t *mvtTile) erro
 	}
 	for _, f := range fs {
 		geom, props := tileFeature(f)
-		if geom == nil || !t.geometry(geom, 0, false) {
+		if geom == nil || !t.Geometry(geom, 0, false) {
 			continue
 		}
-		t.tag(frameIDProp, f.key.Frame)
-		t.tag("id", string(appendFeatureID(nil, f.key)))
+		t.Tag(frameIDProp, f.key.Frame)
+		t.Tag("id", string(appendFeatureID(nil, f.key)))
 		for _, p := range props {
-			t.tag(p.name, p.value)
+			t.Tag(p.name, p.value)
 		}
-		t.done()
+		t.Done()
 	}
-	if t.len() == 0 {
+	if t.Len() == 0 {
 		return nil
 	}
 	return s.chargeDataset(rq, c.acc, featureFrames(fs), "tile")
@@ -364,11 +348,11 @@ type prop struct {
 // properties other than frame_id and id.
 func tileFeature(f storedFeature) (orb.Geometry, []prop) {
 	var geomRaw, propsRaw []byte
-	eachMember(f.body, func(name, value []byte) bool {
+	jsonscan.EachMember(f.body, func(name, value []byte) bool {
 		switch {
-		case nameIs(name, "geometry"):
+		case jsonscan.NameIs(name, "geometry"):
 			geomRaw = value
-		case nameIs(name, "properties"):
+		case jsonscan.NameIs(name, "properties"):
 			propsRaw = value
 		}
 		return true
@@ -379,8 +363,8 @@ func tileFeature(f storedFeature) (orb.Geometry, []prop) {
 	}
 	var props []prop
 	if len(propsRaw) > 0 && propsRaw[0] == '{' {
-		eachMember(propsRaw, func(name, value []byte) bool {
-			if v, ok := scalar(value); ok && !nameIs(name, frameIDProp) && !nameIs(name, "id") {
+		jsonscan.EachMember(propsRaw, func(name, value []byte) bool {
+			if v, ok := jsonscan.Scalar(value); ok && !jsonscan.NameIs(name, frameIDProp) && !jsonscan.NameIs(name, "id") {
 				props = append(props, prop{memberName(name), v})
 			}
 			return true
@@ -477,7 +461,7 @@ func memberName(raw []byte) string {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw)
 	}
-	if v, ok := scalar(append(append([]byte{'"'}, raw...), '"')); ok {
+	if v, ok := jsonscan.Scalar(append(append([]byte{'"'}, raw...), '"')); ok {
 		if s, ok := v.(string); ok {
 			return s
 		}
@@ -499,7 +483,7 @@ func (l tileAttrs) values(attrs []byte, num func(i int, v float64), str func(i i
 	if len(attrs) == 0 {
 		return
 	}
-	eachMember(attrs, func(name, value []byte) bool {
+	jsonscan.EachMember(attrs, func(name, value []byte) bool {
 		i := l.find(name)
 		if i < 0 || len(value) == 0 {
 			return true
@@ -508,7 +492,7 @@ func (l tileAttrs) values(attrs []byte, num func(i int, v float64), str func(i i
 		case '"':
 			if bytes.IndexByte(value, '\\') < 0 && len(value) >= 2 {
 				str(i, value[1:len(value)-1])
-			} else if v, ok := scalar(value); ok {
+			} else if v, ok := jsonscan.Scalar(value); ok {
 				if s, ok := v.(string); ok {
 					str(i, []byte(s))
 				}
@@ -578,28 +562,28 @@ func (c *cell) addAttrs(l tileAttrs, attrs []byte) {
 
 // draw adds every cell holding a frame to the tile: its square, frames,
 // size and aggregated attributes. The cell's id is its north-west frame's.
-func (b *blocks) draw(t *mvtTile) {
+func (b *blocks) draw(t *mvt.Tile) {
 	for i := range b.cells {
 		c := &b.cells[i]
 		if c.frames == 0 {
 			continue
 		}
 		row, col := (b.r0+i/b.nc)*b.f, (b.c0+i%b.nc)*b.f
-		box := grid.Box{MinLon: grid.Lon(col), MaxLon: grid.Lon(min(col+b.f, grid.Cols)),
-			MaxLat: grid.Lat(row), MinLat: grid.Lat(min(row+b.f, grid.Rows))}
-		if !t.rect(box, grid.CellID(row, col)) {
+		box := orb.Bound{Min: orb.Point{grid.Lon(col), grid.Lat(min(row+b.f, grid.Rows))},
+			Max: orb.Point{grid.Lon(min(col+b.f, grid.Cols)), grid.Lat(row)}}
+		if !t.Rect(box, grid.CellID(row, col)) {
 			continue
 		}
-		t.tagUint("frames", uint64(c.frames))
-		t.tagUint("size", uint64(b.f))
+		t.TagUint("frames", uint64(c.frames))
+		t.TagUint("size", uint64(b.f))
 		if b.layout != nil && c.sums != nil {
 			for k, a := range b.layout.attrs {
 				if v, ok := aggregate(a, c, k); ok {
-					t.tag(a.Name, v)
+					t.Tag(a.Name, v)
 				}
 			}
 		}
-		t.done()
+		t.Done()
 	}
 }
 
@@ -689,8 +673,9 @@ func (s *Server) handleTileset(rq *request) error {
 			if z > minZoom {
 				b = append(b, ',')
 			}
-			x0, y0 := tileOf(e.box.MinLon, e.box.MaxLat, z)
-			x1, y1 := tileOf(math.Nextafter(e.box.MaxLon, -180), math.Nextafter(e.box.MinLat, 90), z)
+			// A box ending on a tile's edge does not reach into that tile.
+			x0, y0, x1, y1 := mvt.Range(orb.Bound{Min: orb.Point{e.box.MinLon, math.Nextafter(e.box.MinLat, 90)},
+				Max: orb.Point{math.Nextafter(e.box.MaxLon, -180), e.box.MaxLat}}, z)
 			b = fmt.Appendf(b, `{"tileMatrix":"%d","minTileRow":%d,"maxTileRow":%d,"minTileCol":%d,"maxTileCol":%d}`, z, y0, y1, x0, x1)
 		}
 		b = append(b, `],"boundingBox":{"lowerLeft":[`...)
@@ -780,3 +765,8 @@ func (s *Server) handleTileMatrixSet(rq *request) error {
 }
 
 func appendJSONString(b []byte, s string) []byte { return grid.AppendJSONString(b, s) }
+
+// bound is b as orb's.
+func bound(b grid.Box) orb.Bound {
+	return orb.Bound{Min: orb.Point{b.MinLon, b.MinLat}, Max: orb.Point{b.MaxLon, b.MaxLat}}
+}

@@ -1,4 +1,4 @@
-package ogc
+package mvt
 
 import (
 	"math"
@@ -6,21 +6,16 @@ import (
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/clip"
 	"github.com/paulmach/orb/encoding/mvt/vectortile"
-
-	"frameindex/grid"
 )
 
-// mvtTile builds one layer of a Mapbox Vector Tile (specification 2.1)
-// into the protocol buffer types of orb's encoding/mvt/vectortile, which
-// gogo/protobuf's generated code marshals. It projects and encodes
-// geometries itself: a tile holds thousands of frames, and going through
-// orb's GeoJSON features (a map of properties, a projected and a clipped
-// copy of each geometry) cost ten times as much as drawing the frames'
-// rectangles straight into tile coordinates.
-//
-// Coordinates are floored world coordinates at the tile's zoom (extent
-// 4096), so that a shared edge lands on the same integer in every tile.
-type mvtTile struct {
+// Tile builds one layer of a Mapbox Vector Tile (specification 2.1) of
+// WebMercatorQuad tile z/x/y, extent 4096. A feature is begun by Rect or
+// Geometry, given properties by the Tag methods, and ended by Done.
+// Geometries are projected and clipped to the tile and Buffer units
+// beyond it; coordinates are floored world coordinates at the tile's
+// zoom, so that a shared edge lands on the same integer in every tile.
+// Not safe for concurrent use; each tile is built by one goroutine.
+type Tile struct {
 	name    string
 	z, x, y int
 	scale   float64 // extent * 2^z: world size in tile units
@@ -52,11 +47,13 @@ type mvtTile struct {
 	features int
 }
 
-func newMVT(name string, z, x, y int) *mvtTile {
-	return &mvtTile{
+// New starts tile z/x/y with one layer named name. z, x and y are not
+// checked: the caller keeps them within WebMercatorQuad.
+func New(name string, z, x, y int) *Tile {
+	return &Tile{
 		name: name, z: z, x: x, y: y,
-		scale:     tileExtent * math.Exp2(float64(z)),
-		buf:       tileBuffer,
+		scale:     Extent * math.Exp2(float64(z)),
+		buf:       Buffer,
 		keyIdx:    make(map[string]uint32, 8),
 		floatIdx:  make(map[float64]uint32, 256),
 		uintIdx:   make(map[uint64]uint32, 256),
@@ -64,25 +61,22 @@ func newMVT(name string, z, x, y int) *mvtTile {
 	}
 }
 
-// maxMercatorLat is the latitude of the edge of WebMercatorQuad.
-const maxMercatorLat = 85.05112877980659
-
 // px and py are a longitude's and latitude's tile coordinates.
-func (t *mvtTile) px(lon float64) float64 {
-	return math.Floor((lon+180)/360*t.scale) - float64(t.x)*tileExtent
+func (t *Tile) px(lon float64) float64 {
+	return math.Floor((lon+180)/360*t.scale) - float64(t.x)*Extent
 }
 
-func (t *mvtTile) py(lat float64) float64 {
-	lat = max(-maxMercatorLat, min(lat, maxMercatorLat)) * math.Pi / 180
+func (t *Tile) py(lat float64) float64 {
+	lat = max(-MaxLat, min(lat, MaxLat)) * math.Pi / 180
 	y := (1 - math.Log(math.Tan(lat)+1/math.Cos(lat))/math.Pi) / 2
-	return math.Floor(y*t.scale) - float64(t.y)*tileExtent
+	return math.Floor(y*t.scale) - float64(t.y)*Extent
 }
 
-// len returns the number of features added.
-func (t *mvtTile) len() int { return t.features }
+// Len returns the number of features ended by Done.
+func (t *Tile) Len() int { return t.features }
 
 // begin starts a feature, with an id when hasID.
-func (t *mvtTile) begin(typ vectortile.Tile_GeomType, id uint64, hasID bool) {
+func (t *Tile) begin(typ vectortile.Tile_GeomType, id uint64, hasID bool) {
 	t.types = append(t.types, typ)
 	t.ids = append(t.ids, id)
 	t.hasID = append(t.hasID, hasID)
@@ -90,30 +84,30 @@ func (t *mvtTile) begin(typ vectortile.Tile_GeomType, id uint64, hasID bool) {
 }
 
 // drop discards the feature begun last, which drew nothing.
-func (t *mvtTile) drop(geomStart, tagStart int) {
+func (t *Tile) drop(geomStart, tagStart int) {
 	t.types, t.ids, t.hasID = t.types[:t.features], t.ids[:t.features], t.hasID[:t.features]
 	t.geoms, t.tags = t.geoms[:geomStart], t.tags[:tagStart]
 }
 
-// tag adds a property to the feature being built. Values are float64,
-// string, bool, uint64 or int; others are ignored.
-func (t *mvtTile) tag(key string, v any) {
+// Tag adds a property to the feature being built. Values are float64,
+// string, bool, uint64 or int (a negative int as 0); others are ignored.
+func (t *Tile) Tag(key string, v any) {
 	switch x := v.(type) {
 	case int:
-		t.tagUint(key, uint64(max(x, 0)))
+		t.TagUint(key, uint64(max(x, 0)))
 	case uint64:
-		t.tagUint(key, x)
+		t.TagUint(key, x)
 	case float64:
-		t.tagFloat(key, x)
+		t.TagFloat(key, x)
 	case string:
-		t.tagString(key, x)
+		t.TagString(key, x)
 	case bool:
-		t.tagBool(key, x)
+		t.TagBool(key, x)
 	}
 }
 
 // key returns the index of a property name in the layer's keys.
-func (t *mvtTile) key(k string) uint32 {
+func (t *Tile) key(k string) uint32 {
 	ki, ok := t.keyIdx[k]
 	if !ok {
 		ki = uint32(len(t.keys))
@@ -124,7 +118,7 @@ func (t *mvtTile) key(k string) uint32 {
 }
 
 // value appends a new value to the layer's values and returns its index.
-func (t *mvtTile) value(v vectortile.Tile_Value) uint32 {
+func (t *Tile) value(v vectortile.Tile_Value) uint32 {
 	t.vals = append(t.vals, inArena(&t.valArena, v))
 	return uint32(len(t.vals) - 1)
 }
@@ -140,7 +134,8 @@ func inArena[T any](arena *[]T, v T) *T {
 	return &(*arena)[len(*arena)-1]
 }
 
-func (t *mvtTile) tagFloat(key string, v float64) {
+// TagFloat adds a number property; NaN and infinities are left out.
+func (t *Tile) TagFloat(key string, v float64) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return
 	}
@@ -152,7 +147,8 @@ func (t *mvtTile) tagFloat(key string, v float64) {
 	t.tags = append(t.tags, t.key(key), vi)
 }
 
-func (t *mvtTile) tagUint(key string, v uint64) {
+// TagUint adds an unsigned integer property.
+func (t *Tile) TagUint(key string, v uint64) {
 	vi, ok := t.uintIdx[v]
 	if !ok {
 		vi = t.value(vectortile.Tile_Value{UintValue: inArena(&t.uintArena, v)})
@@ -161,7 +157,8 @@ func (t *mvtTile) tagUint(key string, v uint64) {
 	t.tags = append(t.tags, t.key(key), vi)
 }
 
-func (t *mvtTile) tagString(key string, v string) {
+// TagString adds a string property.
+func (t *Tile) TagString(key string, v string) {
 	vi, ok := t.stringIdx[v]
 	if !ok {
 		p := new(string)
@@ -172,17 +169,18 @@ func (t *mvtTile) tagString(key string, v string) {
 	t.tags = append(t.tags, t.key(key), vi)
 }
 
-// tagBytes is tagString for the bytes of a string, allocating only for a
+// TagBytes is TagString for the bytes of a string, allocating only for a
 // value not seen before in the tile.
-func (t *mvtTile) tagBytes(key string, v []byte) {
+func (t *Tile) TagBytes(key string, v []byte) {
 	if vi, ok := t.stringIdx[string(v)]; ok {
 		t.tags = append(t.tags, t.key(key), vi)
 		return
 	}
-	t.tagString(key, string(v))
+	t.TagString(key, string(v))
 }
 
-func (t *mvtTile) tagBool(key string, v bool) {
+// TagBool adds a boolean property.
+func (t *Tile) TagBool(key string, v bool) {
 	i := 0
 	if v {
 		i = 1
@@ -204,20 +202,20 @@ func command(id, count int) uint32 { return uint32(id&7) | uint32(count)<<3 }
 func zigzag(v int32) uint32        { return uint32((v << 1) ^ (v >> 31)) }
 
 // point appends one parameter pair, relative to the cursor.
-func (t *mvtTile) point(p orb.Point) {
+func (t *Tile) point(p orb.Point) {
 	x, y := int32(p[0]), int32(p[1])
 	t.geoms = append(t.geoms, zigzag(x-t.cursorX), zigzag(y-t.cursorY))
 	t.cursorX, t.cursorY = x, y
 }
 
-// rect adds box as a polygon feature: its rectangle in tile coordinates,
-// clipped to the tile and its buffer (a rectangle clipped by a rectangle
-// is their overlap). It returns false, adding nothing, when nothing of it
-// is left. Tags follow with tag, then done.
-func (t *mvtTile) rect(b grid.Box, id uint64) bool {
-	lo, hi := -t.buf, tileExtent+t.buf
-	x0, x1 := max(t.px(b.MinLon), lo), min(t.px(b.MaxLon), hi)
-	y0, y1 := max(t.py(b.MaxLat), lo), min(t.py(b.MinLat), hi)
+// Rect begins a polygon feature of id: box b (in degrees) as a rectangle
+// in tile coordinates, clipped to the tile and its buffer (a rectangle
+// clipped by a rectangle is their overlap). It returns false, adding
+// nothing, when nothing of it is left. Tags follow, then Done.
+func (t *Tile) Rect(b orb.Bound, id uint64) bool {
+	lo, hi := -t.buf, Extent+t.buf
+	x0, x1 := max(t.px(b.Min[0]), lo), min(t.px(b.Max[0]), hi)
+	y0, y1 := max(t.py(b.Max[1]), lo), min(t.py(b.Min[1]), hi)
 	if x0 >= x1 || y0 >= y1 {
 		return false
 	}
@@ -235,15 +233,15 @@ func (t *mvtTile) rect(b grid.Box, id uint64) bool {
 }
 
 // pending returns where the current feature's geometry and tags start.
-func (t *mvtTile) pending() (geomStart, tagStart int) {
+func (t *Tile) pending() (geomStart, tagStart int) {
 	if t.features == 0 {
 		return 0, 0
 	}
 	return t.geomEnd[t.features-1], t.tagEnd[t.features-1]
 }
 
-// done ends the feature begun by rect or geometry, with its tags.
-func (t *mvtTile) done() {
+// Done ends the feature begun by Rect or Geometry, with its tags.
+func (t *Tile) Done() {
 	t.geomEnd = append(t.geomEnd, len(t.geoms))
 	t.tagEnd = append(t.tagEnd, len(t.tags))
 	t.features++
@@ -251,7 +249,7 @@ func (t *mvtTile) done() {
 
 // project returns g (in degrees) in tile coordinates, clipped to the tile
 // and its buffer; nil when nothing is left.
-func (t *mvtTile) project(g orb.Geometry) orb.Geometry {
+func (t *Tile) project(g orb.Geometry) orb.Geometry {
 	pt := func(p orb.Point) orb.Point { return orb.Point{t.px(p[0]), t.py(p[1])} }
 	ring := func(r orb.Ring) orb.Ring {
 		out := make(orb.Ring, len(r))
@@ -294,14 +292,15 @@ func (t *mvtTile) project(g orb.Geometry) orb.Geometry {
 	default:
 		return nil
 	}
-	lo, hi := -t.buf, tileExtent+t.buf
+	lo, hi := -t.buf, Extent+t.buf
 	return clip.Geometry(orb.Bound{Min: orb.Point{lo, lo}, Max: orb.Point{hi, hi}}, pg)
 }
 
-// geometry adds g (in degrees) as a feature, with an id when hasID; it
-// returns false, adding nothing, when nothing of it is left in the tile.
-// Tags follow with tag, then done.
-func (t *mvtTile) geometry(g orb.Geometry, id uint64, hasID bool) bool {
+// Geometry begins a feature of g (in degrees: a (Multi)Point,
+// (Multi)LineString or (Multi)Polygon), with an id when hasID; it returns
+// false, adding nothing, when nothing of it is left in the tile. Tags
+// follow, then Done.
+func (t *Tile) Geometry(g orb.Geometry, id uint64, hasID bool) bool {
 	g = t.project(g)
 	if g == nil {
 		return false
@@ -349,7 +348,7 @@ func (t *mvtTile) geometry(g orb.Geometry, id uint64, hasID bool) bool {
 
 // distinct returns the points of a path without repeats of the point
 // before (a line or ring may not step by (0, 0)).
-func (t *mvtTile) distinct(ps []orb.Point) []orb.Point {
+func (t *Tile) distinct(ps []orb.Point) []orb.Point {
 	t.pts = t.pts[:0]
 	for _, p := range ps {
 		if n := len(t.pts); n == 0 || t.pts[n-1] != p {
@@ -359,7 +358,7 @@ func (t *mvtTile) distinct(ps []orb.Point) []orb.Point {
 	return t.pts
 }
 
-func (t *mvtTile) line(l orb.LineString) {
+func (t *Tile) line(l orb.LineString) {
 	ps := t.distinct(l)
 	if len(ps) < 2 {
 		return
@@ -375,7 +374,7 @@ func (t *mvtTile) line(l orb.LineString) {
 // polygon encodes a polygon's rings, the outer ring with a positive area
 // (clockwise on the y-down tile) and holes negative; rings that collapsed
 // to no area are left out, and the polygon with its outer ring.
-func (t *mvtTile) polygon(p orb.Polygon) {
+func (t *Tile) polygon(p orb.Polygon) {
 	for i, r := range p {
 		ps := t.distinct(r)
 		if len(ps) > 1 && ps[0] == ps[len(ps)-1] {
@@ -414,8 +413,8 @@ func (t *mvtTile) polygon(p orb.Polygon) {
 }
 
 // marshal encodes the first n features.
-func (t *mvtTile) marshal(n int) ([]byte, error) {
-	version, extent := uint32(2), uint32(tileExtent)
+func (t *Tile) marshal(n int) ([]byte, error) {
+	version, extent := uint32(2), uint32(Extent)
 	feats := make([]vectortile.Tile_Feature, n)
 	ptrs := make([]*vectortile.Tile_Feature, n)
 	gs, ts := 0, 0
@@ -437,12 +436,28 @@ func (t *mvtTile) marshal(n int) ([]byte, error) {
 	return tile.Marshal()
 }
 
-// encode marshals the tile. When it would exceed maxTileBytes, with trim
-// the longest prefix of its features that fits is kept (ok reports
-// whether all were); without trim that is an error for the caller.
-func (t *mvtTile) encode(trim bool) (data []byte, all bool, err error) {
+// Add adds g as a feature without id or properties (Geometry, then
+// Done), reporting false, adding nothing, when nothing of g is left.
+func (t *Tile) Add(g orb.Geometry) bool {
+	if !t.Geometry(g, 0, false) {
+		return false
+	}
+	t.Done()
+	return true
+}
+
+// Encode returns the tile's protocol buffer with every feature ended by
+// Done. Errors: the protocol buffer encoder's, which do not happen for
+// geometries Rect and Geometry accepted.
+func (t *Tile) Encode() ([]byte, error) { return t.marshal(t.features) }
+
+// EncodeWithin is Encode for a tile of at most limit bytes. When the tile
+// would be larger, with trim the longest prefix of its features that fits
+// is kept; without trim the whole tile is returned. all reports whether
+// the data holds every feature within limit.
+func (t *Tile) EncodeWithin(limit int, trim bool) (data []byte, all bool, err error) {
 	data, err = t.marshal(t.features)
-	if err != nil || len(data) <= maxTileBytes {
+	if err != nil || len(data) <= limit {
 		return data, true, err
 	}
 	if !trim {
@@ -456,7 +471,7 @@ func (t *mvtTile) encode(trim bool) (data []byte, all bool, err error) {
 		if err != nil {
 			return nil, false, err
 		}
-		if len(d) <= maxTileBytes {
+		if len(d) <= limit {
 			lo, data = mid, d
 		} else {
 			hi = mid
@@ -467,37 +482,3 @@ func (t *mvtTile) encode(trim bool) (data []byte, all bool, err error) {
 	}
 	return data, false, err
 }
-
-// VectorTile is one layer of a Mapbox Vector Tile of WebMercatorQuad
-// tile z/x/y (extent 4096), for callers outside this package that draw
-// their own layers (the web application's outline and boundary lines).
-// Geometries are projected and clipped (to the tile and a buffer of 64
-// units) exactly as the collections' tiles are, so a line drawn on
-// frames' edges lands on the tile coordinates of those edges. Not safe
-// for concurrent use; each tile is built by one goroutine.
-type VectorTile struct{ t *mvtTile }
-
-// NewVectorTile starts tile z/x/y with one layer named layer. z, x and y
-// are not checked: the caller keeps them within WebMercatorQuad.
-func NewVectorTile(layer string, z, x, y int) *VectorTile {
-	return &VectorTile{t: newMVT(layer, z, x, y)}
-}
-
-// Add adds g, in degrees (longitude, latitude), as one feature without id
-// or properties: a (Multi)Point, (Multi)LineString or (Multi)Polygon. It
-// reports false, adding nothing, when nothing of g is left in the tile.
-func (v *VectorTile) Add(g orb.Geometry) bool {
-	if !v.t.geometry(g, 0, false) {
-		return false
-	}
-	v.t.done()
-	return true
-}
-
-// Len returns the number of features added.
-func (v *VectorTile) Len() int { return v.t.len() }
-
-// Encode returns the tile's protocol buffer, every feature in it (the
-// caller bounds the size). Errors: the encoder's, which do not happen for
-// geometries Add accepted.
-func (v *VectorTile) Encode() ([]byte, error) { return v.t.marshal(v.t.features) }
