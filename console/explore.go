@@ -146,7 +146,7 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (state.Key, error) {
 	e.mu.Unlock()
 	if id != "" {
 		k, err := s.state.Key(id)
-		if err == nil && k.OrgID == rq.org && k.Active(now) == nil {
+		if err == nil && k.OrgID == rq.org && k.Member == rq.user && k.Active(now) == nil {
 			return k, nil
 		}
 		if err != nil && !errors.Is(err, state.ErrNotFound) {
@@ -163,7 +163,9 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (state.Key, error) {
 	}
 	var found state.Key
 	for _, k := range keys {
-		if k.Name == consoleKeyName(rq.user) && k.Active(now) == nil && k.Created.After(found.Created) {
+		// By the member it was minted for, never by its name: anyone who
+		// mints keys can name one "console: <login>".
+		if k.Member == rq.user && k.Active(now) == nil && k.Created.After(found.Created) {
 			found = k
 		}
 	}
@@ -172,7 +174,7 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (state.Key, error) {
 		return state.Key{}, state.ErrNotFound
 	}
 	if found.ID == "" {
-		res, err := s.do(r, admin.OpKeyMint, admin.KeyMint{OrgID: rq.org, Preset: "full", Name: consoleKeyName(rq.user), TTL: consoleKeyTTL})
+		res, err := s.do(r, admin.OpKeyMint, admin.KeyMint{OrgID: rq.org, Preset: "full", Name: consoleKeyName(rq.user), TTL: consoleKeyTTL, ForMember: true})
 		if err != nil {
 			return state.Key{}, err
 		}

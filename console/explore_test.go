@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"frameindex/bolt"
 	"frameindex/grid"
@@ -320,6 +321,32 @@ func TestExplore_RevokedKeyStopsTheMap(t *testing.T) {
 	}
 	if _, ok := f.con.uses.Last(api.last(t).key.ID); !ok {
 		t.Error("the Explore key's use was not recorded")
+	}
+}
+
+// TestExplore_KeyBoundToMember: a key an administrator mints with the
+// name "console: mo" is never the key mo's map runs on; the map's key is
+// found by the member it was minted for.
+func TestExplore_KeyBoundToMember(t *testing.T) {
+	f, api := exploreFixture(t)
+	planted, _, err := f.store.MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Name: "console: mo", Now: fixtureStart.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.signedIn("mo")
+	c.openExplore()
+	if res, body := c.get("/console/explore/api/data?ids=1"); res.StatusCode != http.StatusOK {
+		t.Fatalf("map: %d %s", res.StatusCode, body)
+	}
+	used := api.last(t).key
+	if used.ID == planted.ID || used.Member != "mo" {
+		t.Fatalf("mo's map ran on key %s (member %q); the planted look-alike is %s", used.ID, used.Member, planted.ID)
+	}
+	// Another member's map never takes mo's key either.
+	other := f.signedIn("olu")
+	other.openExplore()
+	if res, _ := other.get("/console/explore/api/data?ids=1"); res.StatusCode != http.StatusOK || api.last(t).key.ID == used.ID || api.last(t).key.Member != "olu" {
+		t.Fatalf("olu's map ran on %+v", api.last(t).key)
 	}
 }
 

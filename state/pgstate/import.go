@@ -166,9 +166,9 @@ func (s *Store) Import(src Source) (ImportCounts, error) {
 			if !k.Revoked.IsZero() {
 				revoked = &k.Revoked
 			}
-			rows = append(rows, []any{k.ID, k.OrgID, k.Name, k.Preset, caps, ds, k.Digest[:], k.Created, k.Expires, revoked})
+			rows = append(rows, []any{k.ID, k.OrgID, k.Name, k.Preset, caps, ds, k.Digest[:], k.Created, k.Expires, revoked, k.Member})
 		}
-		if err := copyRows("keys", []string{"id", "org", "name", "preset", "caps", "datasets", "digest", "created", "expires", "revoked"}, rows); err != nil {
+		if err := copyRows("keys", []string{"id", "org", "name", "preset", "caps", "datasets", "digest", "created", "expires", "revoked", "member"}, rows); err != nil {
 			return err
 		}
 		// COPY fires the keys' statement trigger: the key version moves.

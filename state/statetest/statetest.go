@@ -293,6 +293,17 @@ func testKeys(t *testing.T, e Env) {
 		t.Fatalf("Lookup of a revoked key: %v", err)
 	}
 	_ = k3
+	// A member's Explore key records the member; a look-alike name does not.
+	mk, _, err := s.MintKey(state.MintRequest{OrgID: "other", Preset: "full", Name: "console: mo", Member: "mo", Now: T0})
+	must(t, err)
+	fake, _, err := s.MintKey(state.MintRequest{OrgID: "other", Preset: "full", Name: "console: mo", Now: T0})
+	must(t, err)
+	if got, err := s.Key(mk.ID); err != nil || got.Member != "mo" {
+		t.Fatalf("Key of a member's key: %+v %v", got, err)
+	}
+	if got, err := s.Key(fake.ID); err != nil || got.Member != "" {
+		t.Fatalf("Key of a look-alike: %+v %v", got, err)
+	}
 }
 
 func testKeyUses(t *testing.T, e Env) {
