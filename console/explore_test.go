@@ -442,6 +442,22 @@ func TestExplore_BreaksPlaces(t *testing.T) {
 	if res, body := r.get("/console/explore/breaks?dataset=pop&attr=people"); res.StatusCode != 404 {
 		t.Errorf("rival reads acme's breaks: %d %s", res.StatusCode, body)
 	}
+	// Licensed per query, the colour steps (which summarise all 16 frames)
+	// are refused, free or charged: the answer says what they would cost,
+	// and no credit moves.
+	if _, err := f.store.GrantLicence("rival", "pop", state.LicencePerQuery, fixtureStart); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.store.AddCredits("rival", 10, "test", fixtureStart); err != nil {
+		t.Fatal(err)
+	}
+	res, body := r.get("/console/explore/breaks?dataset=pop&attr=people")
+	if res.StatusCode != 403 || apiError(t, body) != "forbidden" || !strings.Contains(body, "licensed to your organisation per query") || strings.Contains(body, `"breaks"`) {
+		t.Errorf("per-query breaks: %d %s", res.StatusCode, body)
+	}
+	if o, _ := f.store.Org("rival"); o.Credits != 10 {
+		t.Errorf("per-query breaks moved credits: %d left", o.Credits)
+	}
 	// Without a key (never opened Explore) the calls say what to do.
 	n := f.signedIn("ada")
 	if res, body := n.get("/console/explore/places?q=kano"); res.StatusCode != 401 || !strings.Contains(body, "open Explore again") {
