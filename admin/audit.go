@@ -2,12 +2,10 @@ package admin
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strings"
 
 	"frameindex/bolt"
@@ -27,8 +25,8 @@ const Operator = "operator"
 
 type actorKey struct{}
 
-// WithActor returns ctx carrying the actor that Ops.Do records in the
-// audit log for what it does under ctx.
+// WithActor returns ctx carrying the actor that the operations of Ops
+// record in the audit log for what they do under ctx.
 func WithActor(ctx context.Context, a Actor) context.Context {
 	return context.WithValue(ctx, actorKey{}, a)
 }
@@ -47,83 +45,64 @@ func actorOf(ctx context.Context) Actor {
 	return a
 }
 
-// audited are the operations that change something: Do records each in the
-// audit log, done, refused or failed. Reads are not recorded.
-var audited = map[string]bool{
-	OpOrgAdd: true, OpOrgPlan: true, OpOrgCredits: true,
-	OpKeyMint: true, OpKeyRevoke: true,
-	OpGridBuild: true, OpGridImport: true,
-	OpDatasetImport: true, OpDatasetPrice: true, OpDatasetRemove: true,
-	OpLicenceGrant: true, OpLicenceRevoke: true,
-	OpUserAdd: true, OpUserRemove: true, OpUserReset: true, OpUserRole: true, OpUserPassword: true,
+// audit is the audit entry of one operation that changes something. The
+// change writes it in its own transaction (state, file); done records it
+// when no change did: the operation was refused or failed, changed
+// nothing, or changed the data file while the log is in a shared state
+// apart from it (two databases: the entry follows the change).
+type audit struct {
+	o   *Ops
+	ctx context.Context
+	e   state.AuditEntry
 }
 
-// detailFields are the arguments an audit entry's detail shows, in this
-// order. Anything else (passwords above all) is never recorded.
-var detailFields = []string{"role", "email", "preset", "datasets", "ttl", "plan", "add", "note", "mode", "credits", "dataset"}
-
-// auditOp records the outcome of operation op (arguments args, result res,
-// error err) under the actor of ctx, when op is one that changes something.
-// A failure to record is logged; the operation's own outcome stands.
-func (o *Ops) auditOp(ctx context.Context, op string, args json.RawMessage, res any, err error) {
-	if !audited[op] {
-		return
-	}
+// audit starts the entry of action on target, acting in organisation org
+// (the actor's own when ""), by the actor of ctx (WithActor; the operator
+// otherwise). detail is name, value pairs shown in the entry, in order;
+// they never hold a password or a secret.
+func (o *Ops) audit(ctx context.Context, action, org, target string, detail ...string) *audit {
 	a := actorOf(ctx)
-	e := state.AuditEntry{Actor: a.User, Org: a.Org, Action: op, Addr: a.Addr, Time: o.now()}
-	var m map[string]json.RawMessage
-	_ = json.Unmarshal(args, &m)
-	str := func(name string) string {
-		var s string
-		if json.Unmarshal(m[name], &s) == nil {
-			return s
-		}
-		return ""
-	}
-	switch {
-	case strings.HasPrefix(op, "org."):
-		e.Org, e.Target = str("id"), str("id")
-	case op == OpKeyMint:
-		e.Org, e.Target = str("org"), str("name")
-		if mi, ok := res.(Minted); ok {
-			e.Target = mi.Key.ID
-		}
-	case op == OpKeyRevoke:
-		e.Target = str("id")
-		if k, ok := res.(KeyView); ok {
-			e.Org = k.OrgID
-		}
-	case strings.HasPrefix(op, "user."):
-		e.Target = str("name")
-		if org := str("org"); org != "" {
-			e.Org = org
-		}
-	case op == OpDatasetImport:
-		var mf struct{ ID, Owner string }
-		_ = json.Unmarshal(m["manifest"], &mf)
-		e.Org, e.Target = mf.Owner, mf.ID
-	case strings.HasPrefix(op, "dataset."):
-		e.Target = str("id")
-	case strings.HasPrefix(op, "licence."):
-		e.Org, e.Target = str("org"), str("dataset")
-	case strings.HasPrefix(op, "grid."):
-		e.Target = filepath.Base(str("boundary") + str("path"))
+	if org == "" {
+		org = a.Org
 	}
 	var parts []string
-	for _, f := range detailFields {
-		v, ok := m[f]
-		if !ok || (f == "dataset" && strings.HasPrefix(op, "licence.")) {
-			continue
-		}
-		text := string(v)
-		if s := str(f); s != "" {
-			text = s
-		}
-		parts = append(parts, f+"="+text)
+	for i := 0; i+1 < len(detail); i += 2 {
+		parts = append(parts, detail[i]+"="+detail[i+1])
 	}
-	e.Detail = strings.Join(parts, " ")
-	e.Outcome, e.Reason = outcome(err)
-	o.Record(ctx, e)
+	return &audit{o: o, ctx: ctx, e: state.AuditEntry{Actor: a.User, Org: org, Action: action, Target: target,
+		Detail: strings.Join(parts, " "), Addr: a.Addr, Time: o.now(), Outcome: state.AuditOK}}
+}
+
+// state is the shared state, writing the entry with its change.
+func (a *audit) state() state.Store { return a.o.state().Audited(&a.e) }
+
+// file is the data file, writing the entry with its change when it also
+// keeps the audit log. Errors: errNoCatalogue without a data file.
+func (a *audit) file() (*bolt.Store, error) {
+	c, err := a.o.catalogue()
+	if err != nil || a.o.shared() {
+		return c, err
+	}
+	return c.Audited(&a.e).(*bolt.Store), nil
+}
+
+// done records the entry with the outcome of *err, unless the change
+// wrote it. Its failure is logged (see Record).
+func (a *audit) done(err *error) {
+	if a.e.Seq != 0 {
+		return
+	}
+	a.e.Outcome, a.e.Reason = outcome(*err)
+	a.o.Record(a.ctx, a.e)
+}
+
+// text is how an audit entry's detail shows a text argument: as it is,
+// or "" when empty.
+func text(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
 }
 
 // outcome classes an operation's error for the audit log.

@@ -40,14 +40,18 @@ const backupPath = "/backup"
 // under the file's path. Errors: ctx's (nothing is left behind), file
 // errors (no room for the snapshot).
 func (o *Ops) CheckLive(ctx context.Context) (bolt.CheckReport, error) {
-	path := o.Store.Path()
+	c, err := o.catalogue()
+	if err != nil {
+		return bolt.CheckReport{}, err
+	}
+	path := c.Path()
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".check-*")
 	if err != nil {
 		return bolt.CheckReport{}, fmt.Errorf("check %s: snapshot: %w", path, err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
-	_, err = o.Store.Snapshot(ctx, f, nil)
+	_, err = c.Snapshot(ctx, f, nil)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

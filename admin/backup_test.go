@@ -292,14 +292,14 @@ func TestOps_CheckAndCompactThroughServer(t *testing.T) {
 	}
 	stop := busy(t, s)
 	var rep bolt.CheckReport
-	if err := Call(context.Background(), path, OpCheck, struct{}{}, &rep); err != nil {
+	if err := call(context.Background(), path, OpCheck, struct{}{}, &rep); err != nil {
 		t.Fatal(err)
 	}
 	if !rep.OK() || rep.Path != path || rep.Orgs != 1 {
 		t.Fatalf("check %+v", rep)
 	}
 	var c bolt.CompactReport
-	if err := Call(context.Background(), path, OpCompact, struct{}{}, &c); err != nil {
+	if err := call(context.Background(), path, OpCompact, struct{}{}, &c); err != nil {
 		t.Fatal(err)
 	}
 	stop()

@@ -2,8 +2,8 @@ package admin
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"frameindex/ingest"
 	"frameindex/state"
@@ -80,144 +80,148 @@ type DatasetDetail struct {
 	Licences []state.Licence `json:"licences"`
 }
 
-// doDataset runs the dataset and licence operations; ok is false for an
-// operation it does not know.
-func (o *Ops) doDataset(ctx context.Context, op string, args json.RawMessage) (res any, ok bool, err error) {
-	switch op {
-	case OpDatasetImport:
-		var a DatasetImport
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, true, err
-		}
-		v, err := o.ImportDataset(ctx, a.Manifest)
-		if err != nil {
-			return nil, true, err
-		}
-		return v, true, nil
-	case OpDatasetList:
-		ds, err := o.Store.Datasets()
-		if err != nil {
-			return nil, true, err
-		}
-		if ds == nil {
-			ds = []state.Dataset{}
-		}
-		if err := o.sharedPrices(ds); err != nil {
-			return nil, true, err
-		}
-		return ds, true, nil
-	case OpDatasetShow:
-		var a DatasetShow
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, true, err
-		}
-		d, err := o.Store.Dataset(a.ID)
-		if err != nil {
-			return nil, true, err
-		}
-		one := []state.Dataset{d}
-		if err := o.sharedPrices(one); err != nil {
-			return nil, true, err
-		}
-		d = one[0]
-		all, err := o.state().Licences("")
-		if err != nil {
-			return nil, true, err
-		}
-		ls := []state.Licence{}
-		for _, l := range all {
-			if l.Dataset == d.ID {
-				ls = append(ls, l)
-			}
-		}
-		return DatasetDetail{Dataset: d, Licences: ls}, true, nil
-	case OpDatasetPrice:
-		var a DatasetPrice
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, true, err
-		}
-		if a.Credits < 0 {
-			return nil, true, fmt.Errorf("%w: price of dataset %q: %d credits is negative", state.ErrInvalid, a.ID, a.Credits)
-		}
-		if err := o.inCatalogue(a.ID); err != nil {
-			return nil, true, err
-		}
-		d, err := o.state().SetPrice(a.ID, a.Credits)
-		if err != nil {
-			return nil, true, err
-		}
-		o.changed(ChangeDatasets)
-		return d, true, nil
-	case OpDatasetRemove:
-		var a DatasetRemove
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, true, err
-		}
-		d, err := o.Store.Dataset(a.ID)
-		if err != nil {
-			return nil, true, err
-		}
-		if err := o.Store.RemoveDataset(a.ID); err != nil {
-			return nil, true, err
-		}
-		o.changed(ChangeDatasets)
-		return d, true, nil
-	case OpLicenceGrant:
-		var a LicenceGrant
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, true, err
-		}
-		if a.Mode != state.LicenceSubscription && a.Mode != state.LicencePerQuery {
-			return nil, true, fmt.Errorf("%w: licence mode %q: want %s or %s", state.ErrInvalid, a.Mode,
-				state.LicenceSubscription, state.LicencePerQuery)
-		}
-		if err := o.inCatalogue(a.Dataset); err != nil {
-			return nil, true, err
-		}
-		l, err := o.state().GrantLicence(a.OrgID, a.Dataset, a.Mode, o.now())
-		if err != nil {
-			return nil, true, err
-		}
-		o.changed(ChangeDatasets)
-		return l, true, nil
-	case OpLicenceRevoke:
-		var a LicenceRevoke
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, true, err
-		}
-		ls, err := o.state().Licences(a.OrgID)
-		if err != nil {
-			return nil, true, err
-		}
-		var found state.Licence
-		for _, l := range ls {
-			if l.OrgID == a.OrgID && l.Dataset == a.Dataset {
-				found = l
-			}
-		}
-		if err := o.state().RevokeLicence(a.OrgID, a.Dataset); err != nil {
-			return nil, true, err
-		}
-		if found.OrgID == "" {
-			found = state.Licence{OrgID: a.OrgID, Dataset: a.Dataset}
-		}
-		o.changed(ChangeDatasets)
-		return found, true, nil
-	case OpLicenceList:
-		var a LicenceList
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, true, err
-		}
-		ls, err := o.state().Licences(a.OrgID)
-		if err != nil {
-			return nil, true, err
-		}
-		if ls == nil {
-			ls = []state.Licence{}
-		}
-		return ls, true, nil
+// Datasets lists the node's datasets, priced as State prices them.
+func (o *Ops) Datasets(context.Context) ([]state.Dataset, error) {
+	c, err := o.catalogue()
+	if err != nil {
+		return nil, err
 	}
-	return nil, false, nil
+	ds, err := c.Datasets()
+	if err != nil {
+		return nil, err
+	}
+	if ds == nil {
+		ds = []state.Dataset{}
+	}
+	if err := o.sharedPrices(ds); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// ShowDataset shows a dataset with the licences granted on it.
+func (o *Ops) ShowDataset(_ context.Context, a DatasetShow) (DatasetDetail, error) {
+	c, err := o.catalogue()
+	if err != nil {
+		return DatasetDetail{}, err
+	}
+	d, err := c.Dataset(a.ID)
+	if err != nil {
+		return DatasetDetail{}, err
+	}
+	one := []state.Dataset{d}
+	if err := o.sharedPrices(one); err != nil {
+		return DatasetDetail{}, err
+	}
+	d = one[0]
+	all, err := o.state().Licences("")
+	if err != nil {
+		return DatasetDetail{}, err
+	}
+	ls := []state.Licence{}
+	for _, l := range all {
+		if l.Dataset == d.ID {
+			ls = append(ls, l)
+		}
+	}
+	return DatasetDetail{Dataset: d, Licences: ls}, nil
+}
+
+// PriceDataset sets a dataset's per-query price.
+func (o *Ops) PriceDataset(ctx context.Context, a DatasetPrice) (_ state.Dataset, err error) {
+	au := o.audit(ctx, OpDatasetPrice, "", a.ID, "credits", strconv.FormatInt(a.Credits, 10))
+	defer au.done(&err)
+	if _, err := o.catalogue(); err != nil {
+		return state.Dataset{}, err
+	}
+	if a.Credits < 0 {
+		return state.Dataset{}, fmt.Errorf("%w: price of dataset %q: %d credits is negative", state.ErrInvalid, a.ID, a.Credits)
+	}
+	if err := o.inCatalogue(a.ID); err != nil {
+		return state.Dataset{}, err
+	}
+	d, err := au.state().SetPrice(a.ID, a.Credits)
+	if err != nil {
+		return state.Dataset{}, err
+	}
+	o.changed(ChangeDatasets)
+	return d, nil
+}
+
+// RemoveDataset deletes a dataset, its records and (in the data file) its
+// licences, and returns it as it was.
+func (o *Ops) RemoveDataset(ctx context.Context, a DatasetRemove) (_ state.Dataset, err error) {
+	au := o.audit(ctx, OpDatasetRemove, "", a.ID)
+	defer au.done(&err)
+	f, err := au.file()
+	if err != nil {
+		return state.Dataset{}, err
+	}
+	d, err := f.Dataset(a.ID)
+	if err != nil {
+		return state.Dataset{}, err
+	}
+	if err := f.RemoveDataset(a.ID); err != nil {
+		return state.Dataset{}, err
+	}
+	o.changed(ChangeDatasets)
+	return d, nil
+}
+
+// GrantLicence lets an organisation read a dataset.
+func (o *Ops) GrantLicence(ctx context.Context, a LicenceGrant) (_ state.Licence, err error) {
+	au := o.audit(ctx, OpLicenceGrant, a.OrgID, a.Dataset, "mode", text(a.Mode))
+	defer au.done(&err)
+	if _, err := o.catalogue(); err != nil {
+		return state.Licence{}, err
+	}
+	if a.Mode != state.LicenceSubscription && a.Mode != state.LicencePerQuery {
+		return state.Licence{}, fmt.Errorf("%w: licence mode %q: want %s or %s", state.ErrInvalid, a.Mode,
+			state.LicenceSubscription, state.LicencePerQuery)
+	}
+	if err := o.inCatalogue(a.Dataset); err != nil {
+		return state.Licence{}, err
+	}
+	l, err := au.state().GrantLicence(a.OrgID, a.Dataset, a.Mode, o.now())
+	if err != nil {
+		return state.Licence{}, err
+	}
+	o.changed(ChangeDatasets)
+	return l, nil
+}
+
+// RevokeLicence ends an organisation's licence to a dataset and returns
+// it as it was (only the pair when there was none).
+func (o *Ops) RevokeLicence(ctx context.Context, a LicenceRevoke) (_ state.Licence, err error) {
+	au := o.audit(ctx, OpLicenceRevoke, a.OrgID, a.Dataset)
+	defer au.done(&err)
+	ls, err := o.state().Licences(a.OrgID)
+	if err != nil {
+		return state.Licence{}, err
+	}
+	found := state.Licence{OrgID: a.OrgID, Dataset: a.Dataset}
+	for _, l := range ls {
+		if l.OrgID == a.OrgID && l.Dataset == a.Dataset {
+			found = l
+		}
+	}
+	if err := au.state().RevokeLicence(a.OrgID, a.Dataset); err != nil {
+		return state.Licence{}, err
+	}
+	o.changed(ChangeDatasets)
+	return found, nil
+}
+
+// Licences lists licences.
+func (o *Ops) Licences(_ context.Context, a LicenceList) ([]state.Licence, error) {
+	ls, err := o.state().Licences(a.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	if ls == nil {
+		ls = []state.Licence{}
+	}
+	return ls, nil
 }
 
 // inCatalogue checks, when the shared state is kept apart from the data
@@ -269,10 +273,11 @@ func (o *Ops) sharedPrices(ds []state.Dataset) error {
 	return nil
 }
 
-// ImportDataset imports the dataset version m describes (see ingest.Import:
-// inputs streamed, declarations and headers checked before any data is
-// read, features sorted in bounded memory) and switches the dataset to it
-// atomically. Reading is reported through o.Progress.
+// ImportDataset imports the dataset version a.Manifest describes (see
+// ingest.Import: inputs streamed, declarations and headers checked before
+// any data is read, features sorted in bounded memory) and switches the
+// dataset to it atomically, with its audit entry when the data file keeps
+// the log. Reading is reported through o.Progress.
 //
 // Errors wrap state.ErrInvalid for bad input and name the file and the line
 // (CSV, counted from 1, the header being line 1), the feature (counted
@@ -280,7 +285,14 @@ func (o *Ops) sharedPrices(ds []state.Dataset) error {
 // when the owner does not exist; bolt.ErrNoGrid when the file holds no
 // grid; ctx's error when ctx ends. Safe for concurrent use (imports of one
 // file run one after another).
-func (o *Ops) ImportDataset(ctx context.Context, m ingest.Manifest) (DatasetView, error) {
+func (o *Ops) ImportDataset(ctx context.Context, a DatasetImport) (_ DatasetView, err error) {
+	m := a.Manifest
+	au := o.audit(ctx, OpDatasetImport, m.Owner, m.ID)
+	defer au.done(&err)
+	f, err := au.file()
+	if err != nil {
+		return DatasetView{}, err
+	}
 	// Refuse a directory, a device, an unreadable file or a pipe that
 	// cannot serve before any input is opened.
 	if err := ingest.CheckInputs(m, o.Stdin != nil); err != nil {
@@ -289,7 +301,7 @@ func (o *Ops) ImportDataset(ctx context.Context, m ingest.Manifest) (DatasetView
 	if err := o.mirrorOrg(m.Owner); err != nil {
 		return DatasetView{}, err
 	}
-	stored, skipped, err := ingest.Import(ctx, m, o.Store, o.opener(ctx), o.now())
+	stored, skipped, err := ingest.Import(ctx, m, f, o.opener(ctx), o.now())
 	if err != nil {
 		return DatasetView{}, err
 	}

@@ -389,7 +389,7 @@ func TestImport_BadInput(t *testing.T) {
 			case "-":
 				m.Owner = ""
 			}
-			_, err := ops.Do(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
+			_, err := ops.run(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
 			if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v\nwant %v with %q", err, tc.kind, tc.want)
 			}
@@ -436,7 +436,7 @@ func TestImport_StoreAndReimport(t *testing.T) {
 	v1 := writeFile(t, dir, "v1.csv", fmt.Sprintf("frame_id,pop\n%d,10\n%d,20\n", a, b))
 	m := ingest.Manifest{ID: "pop", Name: "Population", Owner: "agency", Attributes: []state.Attribute{attrPop},
 		Inputs: []ingest.Input{{CSV: v1}}}
-	res, err := ops.Do(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
+	res, err := ops.run(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +463,7 @@ func TestImport_StoreAndReimport(t *testing.T) {
 
 	bad := writeFile(t, dir, "bad.csv", fmt.Sprintf("frame_id,pop\n%d,1\n%d,x\n", a, b))
 	m.Inputs = []ingest.Input{{CSV: bad}}
-	if _, err := ops.Do(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m})); !errors.Is(err, state.ErrInvalid) {
+	if _, err := ops.run(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m})); !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("bad re-import: %v", err)
 	}
 	if d, err := s.Dataset("pop"); err != nil || d.Version != got.Version || d.Frames != 2 {
@@ -472,7 +472,7 @@ func TestImport_StoreAndReimport(t *testing.T) {
 
 	v2 := writeFile(t, dir, "v2.csv", fmt.Sprintf("frame_id,pop\n%d,30\n", b))
 	m.Inputs = []ingest.Input{{CSV: v2}}
-	res, err = ops.Do(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
+	res, err = ops.run(context.Background(), OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,13 +497,13 @@ func TestOps_DatasetsAndLicences(t *testing.T) {
 	dir := t.TempDir()
 	p := writeFile(t, dir, "pop.csv", fmt.Sprintf("frame_id,pop\n%d,10\n", cell(9700, 22480)))
 	ctx := context.Background()
-	if _, err := ops.Do(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: ingest.Manifest{ID: "pop", Owner: "agency",
+	if _, err := ops.run(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: ingest.Manifest{ID: "pop", Owner: "agency",
 		Attributes: []state.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: p}}}})); err != nil {
 		t.Fatal(err)
 	}
 	do := func(op string, args any) any {
 		t.Helper()
-		res, err := ops.Do(ctx, op, mustJSON(t, args))
+		res, err := ops.run(ctx, op, mustJSON(t, args))
 		if err != nil {
 			t.Fatalf("%s: %v", op, err)
 		}
@@ -555,7 +555,7 @@ func TestOps_DatasetsAndLicences(t *testing.T) {
 		{OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: state.LicenceSubscription}, state.ErrNotFound, ""},
 		{OpDatasetShow, map[string]any{"id": "pop", "colour": 1}, state.ErrInvalid, "arguments"},
 	} {
-		if _, err := ops.Do(ctx, tc.op, mustJSON(t, tc.args)); !errors.Is(err, tc.kind) || !strings.Contains(fmt.Sprint(err), tc.text) {
+		if _, err := ops.run(ctx, tc.op, mustJSON(t, tc.args)); !errors.Is(err, tc.kind) || !strings.Contains(fmt.Sprint(err), tc.text) {
 			t.Errorf("%s %+v: %v, want %v with %q", tc.op, tc.args, err, tc.kind, tc.text)
 		}
 	}
@@ -593,7 +593,7 @@ func TestImport_RealBoundaries(t *testing.T) {
 			{Zones: states, Properties: map[string]string{"state_name": "state"}},
 			{Zones: lgas, Properties: map[string]string{"lga_name": "lga"}},
 		}}
-	res, err := ops.Do(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
+	res, err := ops.run(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: m}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -625,7 +625,7 @@ func TestImport_RealBoundaries(t *testing.T) {
 		}
 	}
 
-	res, err = ops.Do(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: ingest.Manifest{ID: "health", Owner: "demo",
+	res, err = ops.run(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: ingest.Manifest{ID: "health", Owner: "demo",
 		Inputs: []ingest.Input{{Features: health, Outside: "skip"}}}}))
 	if err != nil {
 		t.Fatal(err)
@@ -646,7 +646,7 @@ func BenchmarkImport_NationalCSV(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ops.ImportDataset(ctx, m); err != nil {
+		if _, err := ops.ImportDataset(ctx, DatasetImport{Manifest: m}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -673,7 +673,7 @@ func nationalOps(tb testing.TB) (*Ops, *bolt.Store) {
 	s, _ := openStore(tb)
 	mustOrg(tb, s, "demo", "pro", 0)
 	ops := &Ops{Store: s}
-	if _, err := ops.Do(context.Background(), OpGridBuild, mustJSON(tb, GridBuild{Boundary: country})); err != nil {
+	if _, err := ops.run(context.Background(), OpGridBuild, mustJSON(tb, GridBuild{Boundary: country})); err != nil {
 		tb.Fatal(err)
 	}
 	return ops, s

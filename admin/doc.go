@@ -19,8 +19,21 @@
 // offer in the shared state (other nodes may hold it); adding a person and
 // importing a dataset still check the organisation in the data file.
 //
-// Every operation is a named Request with JSON arguments and a JSON result,
-// so the local and the remote path run the very same code (Ops.Do).
+// Every operation is a method of Ops with typed arguments and result
+// (MintKey(ctx, KeyMint) (Minted, error), ...), which the web application
+// and the command line call. An Operation pairs a method with its name on
+// the socket, whose table decodes the JSON arguments, calls the method
+// and encodes the result; the command line sends the name through the
+// socket when a server runs (Call) and calls the method itself otherwise,
+// so both paths run the very same code.
+//
+// An operation that changes something writes its audit entry in the
+// change's own transaction (bolt.Store.Audited, state.Audited): both are
+// committed or neither is. A refused or failed operation's entry is
+// appended alone. Caveat: with a shared state apart from the data file
+// (serve --state), a change to the file (people, the grid, datasets) and
+// its entry are in two databases; the entry is appended just after the
+// change.
 //
 // Keeping the file (backup.go): Backup streams a snapshot of one read
 // transaction over the socket (POST /backup, raw bytes with

@@ -47,10 +47,14 @@ type ExportView struct {
 // for a bad path or extension; state.ErrNotFound for an unknown dataset;
 // bolt.ErrNoGrid; ctx's error when ctx ends (nothing written).
 func (o *Ops) ExportGrid(ctx context.Context, a GridExport) (ExportView, error) {
+	c, err := o.catalogue()
+	if err != nil {
+		return ExportView{}, err
+	}
 	if !filepath.IsAbs(a.Out) {
 		return ExportView{}, fmt.Errorf("%w: --out %q must be an absolute path", state.ErrInvalid, a.Out)
 	}
-	info, runs, frames, err := o.Store.Grid()
+	info, runs, frames, err := c.Grid()
 	if err != nil {
 		return ExportView{}, err
 	}

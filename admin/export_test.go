@@ -26,8 +26,8 @@ func TestExportGrid(t *testing.T) {
 	dir := t.TempDir()
 	csvPath := writeFile(t, dir, "p.csv", "frame_id,pop,class\n"+
 		jsonID(cell(9700, 22480))+",12,urban\n"+jsonID(cell(9719, 22499))+",3.5,\n")
-	if _, err := ops.ImportDataset(ctx, ingest.Manifest{ID: "p", Owner: "agency",
-		Attributes: []state.Attribute{attrPop, attrClass}, Inputs: []ingest.Input{{CSV: csvPath}}}); err != nil {
+	if _, err := ops.ImportDataset(ctx, DatasetImport{Manifest: ingest.Manifest{ID: "p", Owner: "agency",
+		Attributes: []state.Attribute{attrPop, attrClass}, Inputs: []ingest.Input{{CSV: csvPath}}}}); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "frames.geojsonl")

@@ -2,8 +2,8 @@ package admin
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"frameindex/state"
 )
@@ -15,14 +15,6 @@ const (
 	OpMarketList      = "market.list"
 	OpLicenceAcquire  = "licence.acquire"
 )
-
-// The marketplace's changes are audited like the other dataset and
-// licence operations.
-func init() {
-	for _, op := range []string{OpDatasetOffer, OpDatasetWithdraw, OpLicenceAcquire} {
-		audited[op] = true
-	}
-}
 
 // DatasetOffer offers a dataset in the marketplace: Mode private (not
 // offered), subscription (Credits debited once when licensed) or per_query
@@ -86,66 +78,64 @@ func (o *Ops) ownedBy(id, org string) error {
 	return nil
 }
 
-// doMarket runs the marketplace operations.
-func (o *Ops) doMarket(_ context.Context, op string, args json.RawMessage) (any, error) {
-	switch op {
-	case OpDatasetOffer:
-		var a DatasetOffer
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		if err := o.ownedBy(a.ID, a.Org); err != nil {
-			return nil, err
-		}
-		off, err := o.state().SetOffer(state.Offer{Dataset: a.ID, Mode: a.Mode, Price: a.Credits, LicenceText: a.LicenceText}, o.now())
-		if err != nil {
-			return nil, err
-		}
-		o.changed(ChangeDatasets)
-		return off, nil
-	case OpDatasetWithdraw:
-		var a DatasetWithdraw
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		if err := o.ownedBy(a.ID, a.Org); err != nil {
-			return nil, err
-		}
-		if err := o.state().WithdrawOffer(a.ID); err != nil {
-			return nil, err
-		}
-		o.changed(ChangeDatasets)
-		return state.Offer{Dataset: a.ID, Mode: state.OfferPrivate}, nil
-	case OpMarketList:
-		var a MarketList
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		all, err := o.state().Offers()
-		if err != nil {
-			return nil, err
-		}
-		out := []state.Listing{}
-		for _, l := range all {
-			if a.Exclude == "" || l.Info.Owner != a.Exclude {
-				out = append(out, l)
-			}
-		}
-		return out, nil
-	case OpLicenceAcquire:
-		var a LicenceAcquire
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		if err := o.inCatalogue(a.Dataset); err != nil {
-			return nil, err
-		}
-		l, e, err := o.state().LicenseOffer(a.OrgID, a.Dataset, a.Terms, o.now())
-		if err != nil {
-			return nil, err
-		}
-		o.changed(ChangeDatasets)
-		return Acquired{Licence: l, Debit: e}, nil
+// OfferDataset offers a dataset in the marketplace.
+func (o *Ops) OfferDataset(ctx context.Context, a DatasetOffer) (_ state.Offer, err error) {
+	au := o.audit(ctx, OpDatasetOffer, "", a.ID, "mode", text(a.Mode), "credits", strconv.FormatInt(a.Credits, 10))
+	defer au.done(&err)
+	if err := o.ownedBy(a.ID, a.Org); err != nil {
+		return state.Offer{}, err
 	}
-	return nil, fmt.Errorf("%w: unknown operation %q", state.ErrInvalid, op)
+	off, err := au.state().SetOffer(state.Offer{Dataset: a.ID, Mode: a.Mode, Price: a.Credits, LicenceText: a.LicenceText}, o.now())
+	if err != nil {
+		return state.Offer{}, err
+	}
+	o.changed(ChangeDatasets)
+	return off, nil
+}
+
+// WithdrawOffer makes a dataset private.
+func (o *Ops) WithdrawOffer(ctx context.Context, a DatasetWithdraw) (_ state.Offer, err error) {
+	au := o.audit(ctx, OpDatasetWithdraw, "", a.ID)
+	defer au.done(&err)
+	if err := o.ownedBy(a.ID, a.Org); err != nil {
+		return state.Offer{}, err
+	}
+	if err := au.state().WithdrawOffer(a.ID); err != nil {
+		return state.Offer{}, err
+	}
+	o.changed(ChangeDatasets)
+	return state.Offer{Dataset: a.ID, Mode: state.OfferPrivate}, nil
+}
+
+// Market lists the offered datasets.
+func (o *Ops) Market(_ context.Context, a MarketList) ([]state.Listing, error) {
+	all, err := o.state().Offers()
+	if err != nil {
+		return nil, err
+	}
+	out := []state.Listing{}
+	for _, l := range all {
+		if a.Exclude == "" || l.Info.Owner != a.Exclude {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// AcquireLicence licenses an offered dataset on the offer's terms.
+func (o *Ops) AcquireLicence(ctx context.Context, a LicenceAcquire) (_ Acquired, err error) {
+	au := o.audit(ctx, OpLicenceAcquire, a.OrgID, a.Dataset)
+	defer au.done(&err)
+	if _, err := o.catalogue(); err != nil {
+		return Acquired{}, err
+	}
+	if err := o.inCatalogue(a.Dataset); err != nil {
+		return Acquired{}, err
+	}
+	l, e, err := au.state().LicenseOffer(a.OrgID, a.Dataset, a.Terms, o.now())
+	if err != nil {
+		return Acquired{}, err
+	}
+	o.changed(ChangeDatasets)
+	return Acquired{Licence: l, Debit: e}, nil
 }

@@ -15,13 +15,13 @@ func TestOps_Market(t *testing.T) {
 	mustOrg(t, s, "buyer", "trial", 10)
 	p := writeFile(t, t.TempDir(), "pop.csv", fmt.Sprintf("frame_id,pop\n%d,10\n", cell(9700, 22480)))
 	ctx := WithActor(context.Background(), Actor{User: "ada", Org: "buyer"})
-	if _, err := ops.Do(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: ingest.Manifest{ID: "pop", Owner: "agency",
+	if _, err := ops.run(ctx, OpDatasetImport, mustJSON(t, DatasetImport{Manifest: ingest.Manifest{ID: "pop", Owner: "agency",
 		Attributes: []state.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: p}}}})); err != nil {
 		t.Fatal(err)
 	}
 	do := func(op string, args any) (any, error) {
 		t.Helper()
-		return ops.Do(ctx, op, mustJSON(t, args))
+		return ops.run(ctx, op, mustJSON(t, args))
 	}
 	tests := []struct {
 		name    string

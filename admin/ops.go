@@ -1,12 +1,15 @@
 package admin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -228,18 +231,6 @@ func (o *Ops) shared() bool {
 // file (its datasets above all) when Ops has none.
 var errNoCatalogue = fmt.Errorf("%w: this operation needs the node's data file and its datasets: give the data file (--data)", state.ErrInvalid)
 
-// stateOnly are the operations that touch nothing but the shared state:
-// they run without a data file. Every other one needs Store.
-var stateOnly = map[string]bool{
-	OpOrgAdd: true, OpOrgList: true, OpOrgShow: true, OpOrgPlan: true, OpOrgCredits: true, OpUsage: true,
-	OpKeyMint: true, OpKeyList: true, OpKeyRevoke: true,
-	OpLicenceRevoke: true, OpLicenceList: true, OpMarketList: true, OpAuditList: true,
-}
-
-// StateOnly reports whether operation op touches nothing but the shared
-// state, so that it runs on an Ops without a data file (Store nil).
-func StateOnly(op string) bool { return stateOnly[op] }
-
 // catalogue returns the data file, or errNoCatalogue without one.
 func (o *Ops) catalogue() (*bolt.Store, error) {
 	if o.Store == nil {
@@ -254,13 +245,14 @@ func (o *Ops) changed(c Change) {
 	}
 }
 
-// Do runs the operation op with JSON arguments args and returns its result,
-// ready to encode as JSON. Errors wrap the bolt sentinels (state.ErrNotFound,
-// state.ErrExists, state.ErrInvalid, ...) or describe bad input; an
-// operation that needs the data file fails with state.ErrInvalid when Store
-// is nil (see StateOnly). Operations that change something are recorded in
-// the audit log (of State), under the actor of ctx (WithActor; the
-// operator otherwise).
+// The operations below, and those of the other files, are what the
+// command line, the web application and the admin socket run. Errors wrap
+// the bolt sentinels (state.ErrNotFound, state.ErrExists, state.ErrInvalid,
+// ...) or describe bad input; one that needs the data file fails with
+// errNoCatalogue (state.ErrInvalid) when Store is nil. Those that change
+// something write an audit entry (to State) under the actor of ctx
+// (WithActor; the operator otherwise): with the change, in its
+// transaction, or alone when refused or failed.
 //
 // Organisations, credits, usage, keys, licences, prices, offers and the
 // audit log are read and written in State; the grid, datasets, people and
@@ -268,172 +260,203 @@ func (o *Ops) changed(c Change) {
 // dataset (licence grant, price, offer, withdraw, licensing an offer)
 // checks it is one of Store's first, and dataset list and show report the
 // prices State holds.
-func (o *Ops) Do(ctx context.Context, op string, args json.RawMessage) (res any, err error) {
-	defer func() { o.auditOp(ctx, op, args, res, err) }()
-	if o.Store == nil && !stateOnly[op] {
-		return nil, errNoCatalogue
-	}
-	switch op {
-	case OpOrgAdd:
-		var a OrgAdd
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		return o.state().AddOrg(state.Org{ID: a.ID, Name: a.Name, Plan: a.Plan, Created: o.now()})
-	case OpOrgList:
-		return o.state().Orgs()
-	case OpOrgShow:
-		var a OrgShow
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		org, ledger, err := o.state().OrgLedger(a.ID, a.Limit)
-		if err != nil {
-			return nil, err
-		}
-		if ledger == nil {
-			ledger = []state.LedgerEntry{}
-		}
-		return OrgDetail{Org: org, Allowance: state.PlanAllowance[org.Plan], Ledger: ledger}, nil
-	case OpOrgPlan:
-		var a OrgPlan
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		org, err := o.state().SetPlan(a.ID, a.Plan)
-		if err != nil {
-			return nil, err
-		}
-		o.changed(ChangeOrgs)
-		return org, nil
-	case OpOrgCredits:
-		var a OrgCredits
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		org, e, err := o.state().AddCredits(a.ID, a.Add, a.Note, o.now())
-		if err != nil {
-			return nil, err
-		}
-		o.changed(ChangeOrgs)
-		return Credited{Org: org, Entry: e}, nil
-	case OpUsage:
-		var a UsageReq
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		return o.state().Usage(a.OrgID, o.now())
-	case OpKeyMint:
-		var a KeyMint
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		var ttl time.Duration
-		if a.TTL != "" {
-			d, err := state.ParseTTL(a.TTL)
-			if err != nil {
-				return nil, err
-			}
-			ttl = d
-		}
-		var member string
-		if a.ForMember {
-			act := actorOf(ctx)
-			if member = act.User; member == "" || member == Operator || act.Org != a.OrgID {
-				return nil, fmt.Errorf("%w: a member's Explore key is minted by the member, signed in to the web application in organisation %s", state.ErrInvalid, a.OrgID)
-			}
-		}
-		k, secret, err := o.state().MintKey(state.MintRequest{OrgID: a.OrgID, Preset: a.Preset, Name: a.Name, Member: member,
-			Datasets: a.Datasets, TTL: ttl, Now: o.now()})
-		if err != nil {
-			return nil, err
-		}
-		o.changed(ChangeKeys)
-		return Minted{Key: viewKey(k), Secret: secret}, nil
-	case OpKeyList:
-		var a KeyList
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		keys, err := o.state().Keys(a.OrgID)
-		if err != nil {
-			return nil, err
-		}
-		views := make([]KeyView, len(keys))
-		for i, k := range keys {
-			views[i] = viewKey(k)
-		}
-		return views, nil
-	case OpKeyRevoke:
-		var a KeyRevoke
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		k, err := o.state().RevokeKey(a.ID, o.now())
-		if err != nil {
-			return nil, err
-		}
-		o.changed(ChangeKeys)
-		return viewKey(k), nil
-	case OpGridBuild:
-		var a GridBuild
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		info, err := o.buildGrid(ctx, a.Boundary)
-		if err != nil {
-			return nil, err
-		}
-		return viewGrid(info), nil
-	case OpGridImport:
-		var a GridImport
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		info, err := o.importGrid(ctx, a.Path)
-		if err != nil {
-			return nil, err
-		}
-		o.changed(ChangeGrid)
-		return viewGrid(info), nil
-	case OpGridExport:
-		var a GridExport
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		return o.ExportGrid(ctx, a)
-	case OpGridInfo:
-		info, err := o.Store.GridInfo()
-		if err != nil {
-			return nil, err
-		}
-		return viewGrid(info), nil
-	case OpCheck:
-		return o.CheckLive(ctx)
-	case OpCompact:
-		return o.Store.Compact(ctx)
-	case OpDatasetSync:
-		return o.doSync(ctx, args)
-	case OpDatasetImport, OpDatasetList, OpDatasetShow, OpDatasetPrice, OpDatasetRemove,
-		OpLicenceGrant, OpLicenceRevoke, OpLicenceList:
-		res, _, err := o.doDataset(ctx, op, args)
-		return res, err
-	case OpDatasetOffer, OpDatasetWithdraw, OpMarketList, OpLicenceAcquire:
-		return o.doMarket(ctx, op, args)
-	case OpUserAdd, OpUserList, OpUserRemove, OpUserReset, OpUserRole, OpUserPassword, OpAuditList:
-		return o.doUser(ctx, op, args)
-	}
-	return nil, fmt.Errorf("%w: unknown operation %q", state.ErrInvalid, op)
+
+// AddOrg adds an organisation.
+func (o *Ops) AddOrg(ctx context.Context, a OrgAdd) (_ state.Org, err error) {
+	au := o.audit(ctx, OpOrgAdd, a.ID, a.ID, planDetail(a.Plan)...)
+	defer au.done(&err)
+	return au.state().AddOrg(state.Org{ID: a.ID, Name: a.Name, Plan: a.Plan, Created: o.now()})
 }
 
+// planDetail is an org.add entry's detail: the plan when one is named.
+func planDetail(plan string) []string {
+	if plan == "" {
+		return nil
+	}
+	return []string{"plan", plan}
+}
+
+// Orgs lists the organisations.
+func (o *Ops) Orgs(context.Context) ([]state.Org, error) { return o.state().Orgs() }
+
+// ShowOrg shows an organisation with its newest ledger entries.
+func (o *Ops) ShowOrg(_ context.Context, a OrgShow) (OrgDetail, error) {
+	org, ledger, err := o.state().OrgLedger(a.ID, a.Limit)
+	if err != nil {
+		return OrgDetail{}, err
+	}
+	if ledger == nil {
+		ledger = []state.LedgerEntry{}
+	}
+	return OrgDetail{Org: org, Allowance: state.PlanAllowance[org.Plan], Ledger: ledger}, nil
+}
+
+// SetPlan moves an organisation to a plan.
+func (o *Ops) SetPlan(ctx context.Context, a OrgPlan) (_ state.Org, err error) {
+	au := o.audit(ctx, OpOrgPlan, a.ID, a.ID, "plan", text(a.Plan))
+	defer au.done(&err)
+	org, err := au.state().SetPlan(a.ID, a.Plan)
+	if err != nil {
+		return state.Org{}, err
+	}
+	o.changed(ChangeOrgs)
+	return org, nil
+}
+
+// AddCredits grants or takes back credits.
+func (o *Ops) AddCredits(ctx context.Context, a OrgCredits) (_ Credited, err error) {
+	au := o.audit(ctx, OpOrgCredits, a.ID, a.ID, "add", strconv.FormatInt(a.Add, 10), "note", text(a.Note))
+	defer au.done(&err)
+	org, e, err := au.state().AddCredits(a.ID, a.Add, a.Note, o.now())
+	if err != nil {
+		return Credited{}, err
+	}
+	o.changed(ChangeOrgs)
+	return Credited{Org: org, Entry: e}, nil
+}
+
+// Usage reports an organisation's usage this month and today (UTC).
+func (o *Ops) Usage(_ context.Context, a UsageReq) (state.Usage, error) {
+	return o.state().Usage(a.OrgID, o.now())
+}
+
+// MintKey mints a key; its secret is in the result, shown this once. The
+// audit entry names the key by its public id.
+func (o *Ops) MintKey(ctx context.Context, a KeyMint) (_ Minted, err error) {
+	detail := []string{"preset", text(a.Preset)}
+	if len(a.Datasets) > 0 {
+		ds, _ := json.Marshal(a.Datasets)
+		detail = append(detail, "datasets", string(ds))
+	}
+	if a.TTL != "" {
+		detail = append(detail, "ttl", a.TTL)
+	}
+	au := o.audit(ctx, OpKeyMint, a.OrgID, a.Name, detail...)
+	defer au.done(&err)
+	var ttl time.Duration
+	if a.TTL != "" {
+		if ttl, err = state.ParseTTL(a.TTL); err != nil {
+			return Minted{}, err
+		}
+	}
+	var member string
+	if a.ForMember {
+		act := actorOf(ctx)
+		if member = act.User; member == "" || member == Operator || act.Org != a.OrgID {
+			return Minted{}, fmt.Errorf("%w: a member's Explore key is minted by the member, signed in to the web application in organisation %s", state.ErrInvalid, a.OrgID)
+		}
+	}
+	k, secret, err := au.state().MintKey(state.MintRequest{OrgID: a.OrgID, Preset: a.Preset, Name: a.Name, Member: member,
+		Datasets: a.Datasets, TTL: ttl, Now: o.now()})
+	if err != nil {
+		return Minted{}, err
+	}
+	o.changed(ChangeKeys)
+	return Minted{Key: viewKey(k), Secret: secret}, nil
+}
+
+// Keys lists keys, never their secrets.
+func (o *Ops) Keys(_ context.Context, a KeyList) ([]KeyView, error) {
+	keys, err := o.state().Keys(a.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	views := make([]KeyView, len(keys))
+	for i, k := range keys {
+		views[i] = viewKey(k)
+	}
+	return views, nil
+}
+
+// RevokeKey revokes a key. The audit entry is the key's organisation's
+// when the key exists.
+func (o *Ops) RevokeKey(ctx context.Context, a KeyRevoke) (_ KeyView, err error) {
+	au := o.audit(ctx, OpKeyRevoke, "", a.ID)
+	if k, err := o.state().Key(a.ID); err == nil {
+		au.e.Org = k.OrgID // a key's organisation never changes
+	}
+	defer au.done(&err)
+	k, err := au.state().RevokeKey(a.ID, o.now())
+	if err != nil {
+		return KeyView{}, err
+	}
+	o.changed(ChangeKeys)
+	return viewKey(k), nil
+}
+
+// BuildGrid replaces the grid with the lattice cells touching the
+// polygons of a GeoJSON boundary file.
+func (o *Ops) BuildGrid(ctx context.Context, a GridBuild) (_ GridView, err error) {
+	au := o.audit(ctx, OpGridBuild, "", filepath.Base(a.Boundary))
+	defer au.done(&err)
+	f, err := au.file()
+	if err != nil {
+		return GridView{}, err
+	}
+	r, closeFn, err := o.openGeoJSON(ctx, a.Boundary, "reading boundary")
+	if err != nil {
+		return GridView{}, err
+	}
+	defer closeFn()
+	info, err := o.buildGrid(ctx, f, r, "boundary "+baseName(a.Boundary))
+	if err != nil {
+		return GridView{}, fmt.Errorf("%s: %w", a.Boundary, err)
+	}
+	return viewGrid(info), nil
+}
+
+// ImportGrid replaces the grid with the polygon frames of a GeoJSON file.
+func (o *Ops) ImportGrid(ctx context.Context, a GridImport) (_ GridView, err error) {
+	au := o.audit(ctx, OpGridImport, "", filepath.Base(a.Path))
+	defer au.done(&err)
+	f, err := au.file()
+	if err != nil {
+		return GridView{}, err
+	}
+	info, err := o.importGrid(ctx, f, a.Path)
+	if err != nil {
+		return GridView{}, err
+	}
+	o.changed(ChangeGrid)
+	return viewGrid(info), nil
+}
+
+// GridInfo describes the stored grid.
+func (o *Ops) GridInfo(context.Context) (GridView, error) {
+	c, err := o.catalogue()
+	if err != nil {
+		return GridView{}, err
+	}
+	info, err := c.GridInfo()
+	if err != nil {
+		return GridView{}, err
+	}
+	return viewGrid(info), nil
+}
+
+// Compact rewrites the data file without free pages.
+func (o *Ops) Compact(ctx context.Context) (bolt.CompactReport, error) {
+	c, err := o.catalogue()
+	if err != nil {
+		return bolt.CompactReport{}, err
+	}
+	return c.Compact(ctx)
+}
+
+// decodeArgs decodes an operation's JSON arguments strictly: an unknown
+// member, a wrong type or trailing data is state.ErrInvalid, naming what
+// is wrong. No arguments decode as the zero value.
 func decodeArgs(args json.RawMessage, v any) error {
 	if len(args) == 0 {
 		return nil
 	}
-	dec := json.NewDecoder(strings.NewReader(string(args)))
+	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("%w: arguments: %v", state.ErrInvalid, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%w: arguments: data after the JSON object", state.ErrInvalid)
 	}
 	return nil
 }
@@ -484,26 +507,22 @@ func (p *progressReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// buildGrid reads the boundary file at path and builds the grid from it.
-func (o *Ops) buildGrid(ctx context.Context, path string) (bolt.GridInfo, error) {
-	r, closeFn, err := o.openGeoJSON(ctx, path, "reading boundary")
+// BuildGridFrom replaces the grid with the lattice cells that touch the
+// polygons of the GeoJSON read from r, and records source as its origin.
+// It is not audited (the demo builds its grid so). Errors as BuildGrid.
+func (o *Ops) BuildGridFrom(ctx context.Context, r io.Reader, source string) (bolt.GridInfo, error) {
+	c, err := o.catalogue()
 	if err != nil {
 		return bolt.GridInfo{}, err
 	}
-	defer closeFn()
-	info, err := o.BuildGrid(ctx, r, "boundary "+baseName(path))
-	if err != nil {
-		return bolt.GridInfo{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return info, nil
+	return o.buildGrid(ctx, c, r, source)
 }
 
-// BuildGrid replaces the grid with the lattice cells that touch the polygons
-// of the GeoJSON read from r, and records source as its origin. Each feature
-// is rasterised on its own and the cells are united, so overlapping features
+// buildGrid builds f's grid from the GeoJSON read from r. Each feature is
+// rasterised on its own and the cells are united, so overlapping features
 // cannot cancel each other out as one even-odd fill would. Nothing is
 // written unless every feature is valid.
-func (o *Ops) BuildGrid(ctx context.Context, r io.Reader, source string) (bolt.GridInfo, error) {
+func (o *Ops) buildGrid(ctx context.Context, f *bolt.Store, r io.Reader, source string) (bolt.GridInfo, error) {
 	var runs []grid.Run
 	polygons := 0
 	err := grid.ReadFeatures(r, func(i int, f grid.InFeature) error {
@@ -527,7 +546,7 @@ func (o *Ops) BuildGrid(ctx context.Context, r io.Reader, source string) (bolt.G
 	if polygons == 0 {
 		return bolt.GridInfo{}, fmt.Errorf("%w: no Polygon or MultiPolygon found", state.ErrInvalid)
 	}
-	info, err := o.Store.PutLattice(runs, source)
+	info, err := f.PutLattice(runs, source)
 	if err == nil {
 		o.changed(ChangeGrid)
 	}
@@ -537,7 +556,7 @@ func (o *Ops) BuildGrid(ctx context.Context, r io.Reader, source string) (bolt.G
 // importGrid reads arbitrary polygon frames with numeric ids. Every feature
 // is checked before anything is written; a grid that turns out to be the
 // regular lattice is stored as runs.
-func (o *Ops) importGrid(ctx context.Context, path string) (bolt.GridInfo, error) {
+func (o *Ops) importGrid(ctx context.Context, f *bolt.Store, path string) (bolt.GridInfo, error) {
 	r, closeFn, err := o.openGeoJSON(ctx, path, "reading frames")
 	if err != nil {
 		return bolt.GridInfo{}, err
@@ -575,9 +594,9 @@ func (o *Ops) importGrid(ctx context.Context, path string) (bolt.GridInfo, error
 	}
 	sort.Slice(frames, func(i, j int) bool { return frames[i].ID < frames[j].ID })
 	if runs, ok := grid.DetectLattice(frames); ok {
-		return o.Store.PutLattice(runs, "frames "+baseName(path)+" (detected as the 30\" lattice)")
+		return f.PutLattice(runs, "frames "+baseName(path)+" (detected as the 30\" lattice)")
 	}
-	return o.Store.PutPolygons(frames, "frames "+baseName(path))
+	return f.PutPolygons(frames, "frames "+baseName(path))
 }
 
 func baseName(p string) string {

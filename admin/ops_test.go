@@ -71,7 +71,7 @@ func TestOps_BuildGridOnNigeria(t *testing.T) {
 	s, _ := openStore(t)
 	ops := &Ops{Store: s}
 	var g GridView
-	res, err := ops.Do(context.Background(), OpGridBuild, mustJSON(t, GridBuild{Boundary: path}))
+	res, err := ops.run(context.Background(), OpGridBuild, mustJSON(t, GridBuild{Boundary: path}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func withIDs(t *testing.T, path, key string) (string, map[uint64]string) {
 func TestOps_ImportRealLGAsAsFrames(t *testing.T) {
 	path, names := withIDs(t, ngaFile(t, "nga_lgas.geojson"), "lga_name")
 	s, _ := openStore(t)
-	res, err := (&Ops{Store: s}).Do(context.Background(), OpGridImport, mustJSON(t, GridImport{Path: path}))
+	res, err := (&Ops{Store: s}).run(context.Background(), OpGridImport, mustJSON(t, GridImport{Path: path}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestOps_ImportRealLGAsAsFrames(t *testing.T) {
 func TestOps_ImportRealStatesWithoutIDsIsRefused(t *testing.T) {
 	path := ngaFile(t, "nga_states.geojson")
 	s, _ := openStore(t)
-	_, err := (&Ops{Store: s}).Do(context.Background(), OpGridImport, mustJSON(t, GridImport{Path: path}))
+	_, err := (&Ops{Store: s}).run(context.Background(), OpGridImport, mustJSON(t, GridImport{Path: path}))
 	if !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("import of features without numeric ids: %v", err)
 	}
@@ -208,12 +208,11 @@ func TestSocket_RoundTrip(t *testing.T) {
 	go func() { done <- Serve(ctx, l, ops, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	var o state.Org
-	if err := Call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, &o); err != nil || o.ID != "acme" || o.Plan != "trial" {
+	if o, err := Call(ctx, path, AddOrgOp, OrgAdd{ID: "acme"}); err != nil || o.ID != "acme" || o.Plan != "trial" {
 		t.Fatalf("org.add: %+v %v", o, err)
 	}
-	var m Minted
-	if err := Call(ctx, path, OpKeyMint, KeyMint{OrgID: "acme", Preset: "analyst", TTL: "30d"}, &m); err != nil {
+	m, err := Call(ctx, path, MintKeyOp, KeyMint{OrgID: "acme", Preset: "analyst", TTL: "30d"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if c := <-changes; c != ChangeKeys {
@@ -222,22 +221,21 @@ func TestSocket_RoundTrip(t *testing.T) {
 	if want := ops.Now().Add(30 * 24 * time.Hour); !m.Key.Expires.Equal(want) || len(m.Secret) < 40 {
 		t.Fatalf("minted %+v", m.Key)
 	}
-	var keys []KeyView
-	if err := Call(ctx, path, OpKeyList, KeyList{OrgID: "acme"}, &keys); err != nil || len(keys) != 1 || keys[0].ID != m.Key.ID {
+	if keys, err := Call(ctx, path, KeysOp, KeyList{OrgID: "acme"}); err != nil || len(keys) != 1 || keys[0].ID != m.Key.ID {
 		t.Fatalf("key.list: %+v %v", keys, err)
 	}
-	err = Call(ctx, path, OpKeyMint, KeyMint{OrgID: "nope", Preset: "full"}, nil)
+	err = call(ctx, path, OpKeyMint, KeyMint{OrgID: "nope", Preset: "full"}, nil)
 	if !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("mint for a missing org: %v (want not found)", err)
 	}
-	err = Call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, nil)
+	err = call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, nil)
 	if !errors.Is(err, state.ErrExists) {
 		t.Fatalf("duplicate org: %v", err)
 	}
-	if err := Call(ctx, path, "drop.everything", struct{}{}, nil); !errors.Is(err, state.ErrInvalid) {
+	if err := call(ctx, path, "drop.everything", struct{}{}, nil); !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("unknown op: %v", err)
 	}
-	if err := Call(ctx, path+".other", OpOrgList, struct{}{}, nil); !errors.Is(err, ErrNoServer) {
+	if err := call(ctx, path+".other", OpOrgList, struct{}{}, nil); !errors.Is(err, ErrNoServer) {
 		t.Fatalf("no server: %v", err)
 	}
 }
@@ -247,7 +245,7 @@ func TestListen_RemovesStaleSocket(t *testing.T) {
 	if err := os.WriteFile(SocketPath(path), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Call(context.Background(), path, OpOrgList, struct{}{}, nil); !errors.Is(err, ErrNoServer) {
+	if err := call(context.Background(), path, OpOrgList, struct{}{}, nil); !errors.Is(err, ErrNoServer) {
 		t.Fatalf("stale socket file: %v, want ErrNoServer", err)
 	}
 	l, err := Listen(path)
@@ -324,7 +322,7 @@ func TestOps_OrgPlansAndCredits(t *testing.T) {
 			ops := &Ops{Store: s, Now: func() time.Time { return now }, Changed: func(c Change) { changes = append(changes, c) }}
 			mustOrg(t, s, "acme", "trial", 30)
 			mustOrg(t, s, "idle", "pro", 0)
-			got, err := ops.Do(context.Background(), tt.op, json.RawMessage(tt.args))
+			got, err := ops.run(context.Background(), tt.op, json.RawMessage(tt.args))
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("%s error = %v, want %v", tt.op, err, tt.wantErr)
@@ -417,11 +415,11 @@ func TestSocket_OrgsAndCredits(t *testing.T) {
 		}
 	}
 
-	if err := Call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, nil); err != nil {
+	if err := call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var cr Credited
-	if err := Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: 100, Note: "invoice 117"}, &cr); err != nil {
+	if err := call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: 100, Note: "invoice 117"}, &cr); err != nil {
 		t.Fatal(err)
 	}
 	wantEntry := state.LedgerEntry{Seq: 1, Time: now, Kind: "grant", Credits: 100, Balance: 100, Note: "invoice 117"}
@@ -432,14 +430,14 @@ func TestSocket_OrgsAndCredits(t *testing.T) {
 		t.Fatalf("change %v after org.credits", c)
 	}
 
-	err = Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: -150, Note: "too much"}, nil)
+	err = call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: -150, Note: "too much"}, nil)
 	if !errors.Is(err, state.ErrInvalid) || err.Error() != "organisation acme has 100 credits; cannot remove 150" {
 		t.Fatalf("removing more than the balance: %v", err)
 	}
-	if err := Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: 5}, nil); !errors.Is(err, state.ErrInvalid) {
+	if err := call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: 5}, nil); !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("no note: %v", err)
 	}
-	if err := Call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: -40, Note: "correction"}, &cr); err != nil || cr.Org.Credits != 60 {
+	if err := call(ctx, path, OpOrgCredits, OrgCredits{ID: "acme", Add: -40, Note: "correction"}, &cr); err != nil || cr.Org.Credits != 60 {
 		t.Fatalf("org.credits -40: %+v %v", cr, err)
 	}
 	if c := nextChange(); c != ChangeOrgs {
@@ -447,37 +445,37 @@ func TestSocket_OrgsAndCredits(t *testing.T) {
 	}
 
 	var o state.Org
-	if err := Call(ctx, path, OpOrgPlan, OrgPlan{ID: "acme", Plan: "pro"}, &o); err != nil || o.Plan != "pro" || o.Credits != 60 {
+	if err := call(ctx, path, OpOrgPlan, OrgPlan{ID: "acme", Plan: "pro"}, &o); err != nil || o.Plan != "pro" || o.Credits != 60 {
 		t.Fatalf("org.plan: %+v %v", o, err)
 	}
 	if c := nextChange(); c != ChangeOrgs {
 		t.Fatalf("change %v after org.plan", c)
 	}
-	if err := Call(ctx, path, OpOrgPlan, OrgPlan{ID: "acme", Plan: "gold"}, nil); !errors.Is(err, state.ErrInvalid) {
+	if err := call(ctx, path, OpOrgPlan, OrgPlan{ID: "acme", Plan: "gold"}, nil); !errors.Is(err, state.ErrInvalid) {
 		t.Fatalf("unknown plan: %v", err)
 	}
 
 	var d OrgDetail
-	if err := Call(ctx, path, OpOrgShow, OrgShow{ID: "acme", Limit: 1}, &d); err != nil {
+	if err := call(ctx, path, OpOrgShow, OrgShow{ID: "acme", Limit: 1}, &d); err != nil {
 		t.Fatal(err)
 	}
 	if d.ID != "acme" || d.Plan != "pro" || d.Credits != 60 || d.Allowance != 2000 || len(d.Ledger) != 1 ||
 		d.Ledger[0].Seq != 2 || d.Ledger[0].Credits != -40 || d.Ledger[0].Kind != "adjust" || d.Ledger[0].Balance != 60 {
 		t.Fatalf("org.show limit 1 = %+v", d)
 	}
-	if err := Call(ctx, path, OpOrgShow, OrgShow{ID: "acme"}, &d); err != nil || len(d.Ledger) != 2 || d.Ledger[0].Seq != 1 {
+	if err := call(ctx, path, OpOrgShow, OrgShow{ID: "acme"}, &d); err != nil || len(d.Ledger) != 2 || d.Ledger[0].Seq != 1 {
 		t.Fatalf("org.show = %+v %v", d, err)
 	}
 
 	var u state.Usage
-	if err := Call(ctx, path, OpUsage, UsageReq{OrgID: "acme"}, &u); err != nil {
+	if err := call(ctx, path, OpUsage, UsageReq{OrgID: "acme"}, &u); err != nil {
 		t.Fatal(err)
 	}
 	wantUsage := state.Usage{OrgID: "acme", Plan: "pro", Month: "2026-11", Day: "2026-11-22", Allowance: 2000, DailyCeiling: 1000, Credits: 60}
 	if !reflect.DeepEqual(u, wantUsage) {
 		t.Fatalf("usage = %+v, want %+v", u, wantUsage)
 	}
-	if err := Call(ctx, path, OpUsage, UsageReq{OrgID: "nope"}, nil); !errors.Is(err, state.ErrNotFound) {
+	if err := call(ctx, path, OpUsage, UsageReq{OrgID: "nope"}, nil); !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("usage of a missing org: %v", err)
 	}
 	select {

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"os"
 	"time"
+
+	"frameindex/state"
 )
 
 // SocketPath returns the admin socket of the data file at dataPath.
@@ -75,6 +77,73 @@ func Listen(dataPath string) (net.Listener, error) {
 	return l, nil
 }
 
+// socketOp is an Operation as the socket's table holds it, its argument
+// and result types hidden.
+type socketOp interface {
+	name() string
+	// serve decodes the JSON arguments, calls the Ops method and
+	// encodes its result.
+	serve(ctx context.Context, o *Ops, args json.RawMessage) (json.RawMessage, error)
+}
+
+func (op Operation[A, R]) name() string { return op.Name }
+
+// decodeRun decodes the JSON arguments strictly (decodeArgs; the error
+// names the operation) and runs op's method with them.
+func (op Operation[A, R]) decodeRun(ctx context.Context, o *Ops, args json.RawMessage) (R, error) {
+	var a A
+	if err := decodeArgs(args, &a); err != nil {
+		var zero R
+		return zero, fmt.Errorf("%s: %w", op.Name, err)
+	}
+	return op.Run(o, ctx, a)
+}
+
+func (op Operation[A, R]) serve(ctx context.Context, o *Ops, args json.RawMessage) (json.RawMessage, error) {
+	r, err := op.decodeRun(ctx, o, args)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode result: %w", op.Name, err)
+	}
+	return b, nil
+}
+
+// socketOps is the socket's table: what each operation name runs.
+var socketOps = table(
+	AddOrgOp, OrgsOp, ShowOrgOp, SetPlanOp, AddCreditsOp, UsageOp,
+	MintKeyOp, KeysOp, RevokeKeyOp,
+	BuildGridOp, ImportGridOp, ExportGridOp, GridInfoOp, CheckOp, CompactOp,
+	ImportDatasetOp, SyncDatasetsOp, DatasetsOp, ShowDatasetOp, PriceDatasetOp, RemoveDatasetOp,
+	GrantLicenceOp, RevokeLicenceOp, LicencesOp,
+	OfferDatasetOp, WithdrawOfferOp, MarketOp, AcquireLicenceOp,
+	AddUserOp, UsersOp, RemoveUserOp, ResetPasswordOp, SetRoleOp, ChangePasswordOp, AuditLogOp,
+)
+
+func table(ops ...socketOp) map[string]socketOp {
+	t := make(map[string]socketOp, len(ops))
+	for _, op := range ops {
+		if _, dup := t[op.name()]; dup {
+			panic("admin: operation " + op.name() + " is in the socket's table twice")
+		}
+		t[op.name()] = op
+	}
+	return t
+}
+
+// runSocketOp runs the operation named name with JSON arguments args.
+// Errors: state.ErrInvalid for an unknown name or bad arguments; the
+// operation's own.
+func runSocketOp(ctx context.Context, o *Ops, name string, args json.RawMessage) (json.RawMessage, error) {
+	op, ok := socketOps[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown operation %q (a client newer than this server?)", state.ErrInvalid, name)
+	}
+	return op.serve(ctx, o, args)
+}
+
 // Handler serves admin requests over the socket with ops. Each request is
 // logged by operation name only: arguments may hold names a log should not.
 func Handler(ops *Ops, log *slog.Logger) http.Handler {
@@ -93,11 +162,9 @@ func Handler(ops *Ops, log *slog.Logger) http.Handler {
 		var resp wireResponse
 		if err := dec.Decode(&req); err != nil {
 			resp.Error = &wireError{Kind: "invalid", Message: "admin request: " + err.Error()}
-		} else if res, err := ops.Do(r.Context(), req.Op, req.Args); err != nil {
+		} else if resp.Result, err = runSocketOp(r.Context(), ops, req.Op, req.Args); err != nil {
 			resp.Error = &wireError{Kind: ErrorKind(err), Message: err.Error()}
 			log.Warn("admin operation failed", "op", req.Op, "kind", resp.Error.Kind)
-		} else if resp.Result, err = json.Marshal(res); err != nil {
-			resp.Error = &wireError{Kind: "failed", Message: "encode result: " + err.Error()}
 		} else {
 			log.Info("admin operation", "op", req.Op)
 		}
@@ -123,10 +190,19 @@ func Serve(ctx context.Context, l net.Listener, ops *Ops, log *slog.Logger) erro
 // ErrNoServer means no server answers on the data file's admin socket.
 var ErrNoServer = errors.New("no server is running on this data file")
 
-// Call sends one operation to the server running on dataPath and decodes its
-// result into out. It returns ErrNoServer when nothing listens there (no
-// socket, or a stale one), so the caller can open the file itself.
-func Call(ctx context.Context, dataPath, op string, args, out any) error {
+// Call runs op with args on the server running on dataPath and returns
+// its result. It returns ErrNoServer when nothing listens there (no
+// socket, or a stale one), so the caller can open the file itself and
+// call op.Run.
+func Call[A, R any](ctx context.Context, dataPath string, op Operation[A, R], args A) (R, error) {
+	var r R
+	err := call(ctx, dataPath, op.Name, args, &r)
+	return r, err
+}
+
+// call sends operation name with args to the server on dataPath and
+// decodes its result into out (unless nil).
+func call(ctx context.Context, dataPath, name string, args, out any) error {
 	path := SocketPath(dataPath)
 	if _, err := os.Stat(path); err != nil {
 		return ErrNoServer
@@ -147,7 +223,7 @@ func Call(ctx context.Context, dataPath, op string, args, out any) error {
 	if err != nil {
 		return err
 	}
-	body, err := json.Marshal(wireRequest{Op: op, Args: raw})
+	body, err := json.Marshal(wireRequest{Op: name, Args: raw})
 	if err != nil {
 		return err
 	}

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"unsafe"
 
-	"frameindex/state"
-
 	"golang.org/x/sys/windows"
+
+	"frameindex/state"
 )
 
 // TestListen_WindowsAccessList: on Windows the admin socket is limited by
@@ -69,7 +69,7 @@ func TestListen_WindowsAccessList(t *testing.T) {
 	go func() { done <- Serve(ctx, l, &Ops{Store: s}, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
 	defer func() { cancel(); <-done }()
 	var o state.Org
-	if err := Call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, &o); err != nil || o.ID != "acme" {
+	if err := call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, &o); err != nil || o.ID != "acme" {
 		t.Fatalf("org.add through the socket: %+v, %v", o, err)
 	}
 }

@@ -38,17 +38,17 @@ func twoFiles(t *testing.T) (ops *Ops, data, st *bolt.Store) {
 	mustOrg(t, st, "buyer", "trial", 10)
 	p := writeFile(t, t.TempDir(), "pop.csv", fmt.Sprintf("frame_id,pop\n%d,10\n", cell(row0, col0)))
 	m := ingest.Manifest{ID: "pop", Owner: "agency", Attributes: []state.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: p}}}
-	if _, err := ops.ImportDataset(context.Background(), m); err != nil {
+	ops.State = sharedState{st} // the import's audit entry goes to the state
+	if _, err := ops.ImportDataset(context.Background(), DatasetImport{Manifest: m}); err != nil {
 		t.Fatal(err)
 	}
 	onState := &Ops{Store: st, Now: ops.Now}
 	for _, id := range []string{"pop", "ghost"} {
 		m.ID = id
-		if _, err := onState.ImportDataset(context.Background(), m); err != nil {
+		if _, err := onState.ImportDataset(context.Background(), DatasetImport{Manifest: m}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ops.State = sharedState{st}
 	return ops, data, st
 }
 
@@ -174,7 +174,7 @@ func TestOps_RoutesToState(t *testing.T) {
 			if tt.op == OpKeyRevoke {
 				args = KeyRevoke{ID: keyID}
 			}
-			res, err := ops.Do(ctx, tt.op, mustJSON(t, args))
+			res, err := ops.run(ctx, tt.op, mustJSON(t, args))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +208,7 @@ func TestOps_RoutesToState(t *testing.T) {
 				t.Errorf("state's audit log lacks %s", op)
 			}
 		}
-		res, err := ops.Do(ctx, OpAuditList, mustJSON(t, AuditList{}))
+		res, err := ops.run(ctx, OpAuditList, mustJSON(t, AuditList{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,7 +238,7 @@ func TestOps_StateChecksTheCatalogue(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ops, _, _ := twoFiles(t)
-			if _, err := ops.Do(ctx, tt.op, mustJSON(t, tt.args)); !errors.Is(err, tt.wantErr) {
+			if _, err := ops.run(ctx, tt.op, mustJSON(t, tt.args)); !errors.Is(err, tt.wantErr) {
 				t.Fatalf("error %v, want %v", err, tt.wantErr)
 			}
 		})
@@ -246,10 +246,10 @@ func TestOps_StateChecksTheCatalogue(t *testing.T) {
 
 	t.Run("removal keeps the shared licence", func(t *testing.T) {
 		ops, data, st := twoFiles(t)
-		if _, err := ops.Do(ctx, OpLicenceGrant, mustJSON(t, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: state.LicenceSubscription})); err != nil {
+		if _, err := ops.run(ctx, OpLicenceGrant, mustJSON(t, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: state.LicenceSubscription})); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ops.Do(ctx, OpDatasetRemove, mustJSON(t, DatasetRemove{ID: "pop"})); err != nil {
+		if _, err := ops.run(ctx, OpDatasetRemove, mustJSON(t, DatasetRemove{ID: "pop"})); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := data.Dataset("pop"); !errors.Is(err, state.ErrNotFound) {
@@ -285,11 +285,11 @@ func TestOps_StateWithoutDataFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ops.Do(ctx, tt.op, mustJSON(t, tt.args))
+			_, err := ops.run(ctx, tt.op, mustJSON(t, tt.args))
 			if (tt.wantErr == nil) != (err == nil) || (err != nil && !errors.Is(err, tt.wantErr)) {
 				t.Fatalf("error %v, want %v", err, tt.wantErr)
 			}
-			if err != nil && StateOnly(tt.op) {
+			if err != nil && stateOnly(tt.op) {
 				t.Errorf("StateOnly(%s) is true but it failed without a data file", tt.op)
 			}
 		})
@@ -306,7 +306,7 @@ func TestOps_MirrorsSharedOrg(t *testing.T) {
 	if _, err := data.Org("buyer"); !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("the data file should lack buyer: %v", err)
 	}
-	if _, err := ops.Do(ctx, OpUserAdd, mustJSON(t, UserAdd{Name: "bola", OrgID: "buyer", Role: state.RoleOwner})); err != nil {
+	if _, err := ops.run(ctx, OpUserAdd, mustJSON(t, UserAdd{Name: "bola", OrgID: "buyer", Role: state.RoleOwner})); err != nil {
 		t.Fatalf("user add to an organisation of the shared state: %v", err)
 	}
 	mirror, err := data.Org("buyer")
@@ -316,15 +316,15 @@ func TestOps_MirrorsSharedOrg(t *testing.T) {
 	if o, _ := st.Org("buyer"); o.Credits != 10 {
 		t.Fatalf("the state's balance changed: %+v", o)
 	}
-	if _, err := ops.Do(ctx, OpUserRole, mustJSON(t, UserRole{Name: "bola", OrgID: "buyer", Role: state.RoleAdmin})); err == nil {
+	if _, err := ops.run(ctx, OpUserRole, mustJSON(t, UserRole{Name: "bola", OrgID: "buyer", Role: state.RoleAdmin})); err == nil {
 		t.Fatal("demoting the only owner should be refused")
 	}
 	p := writeFile(t, t.TempDir(), "b.csv", fmt.Sprintf("frame_id,pop\n%d,3\n", cell(row0, col0)))
 	m := ingest.Manifest{ID: "bpop", Owner: "buyer", Attributes: []state.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: p}}}
-	if _, err := ops.ImportDataset(ctx, m); err != nil {
+	if _, err := ops.ImportDataset(ctx, DatasetImport{Manifest: m}); err != nil {
 		t.Fatalf("import for an organisation of the shared state: %v", err)
 	}
-	if _, err := ops.Do(ctx, OpUserAdd, mustJSON(t, UserAdd{Name: "nobody", OrgID: "nowhere", Role: state.RoleOwner})); !errors.Is(err, state.ErrNotFound) {
+	if _, err := ops.run(ctx, OpUserAdd, mustJSON(t, UserAdd{Name: "nobody", OrgID: "nowhere", Role: state.RoleOwner})); !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("user add to an organisation nobody holds: %v (want not found)", err)
 	}
 }

@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 
@@ -22,12 +21,16 @@ type DatasetSync struct {
 	DryRun   bool   `json:"dryRun,omitempty"`
 }
 
-// doSync runs OpDatasetSync. A sync that changed something tells the
-// server (ChangeDatasets): requests read datasets from the file, so the
-// new versions are served from the next request on, without a restart.
-func (o *Ops) doSync(ctx context.Context, args json.RawMessage) (bolt.SyncReport, error) {
-	var a DatasetSync
-	if err := decodeArgs(args, &a); err != nil {
+// SyncDatasets makes the file's datasets those of the snapshot. A sync
+// that changed something tells the server (ChangeDatasets): requests read
+// datasets from the file, so the new versions are served from the next
+// request on, without a restart. A sync changes what every key reads:
+// the audit log records it, with the switch when the file keeps the log.
+func (o *Ops) SyncDatasets(ctx context.Context, a DatasetSync) (_ bolt.SyncReport, err error) {
+	au := o.audit(ctx, OpDatasetSync, "", "")
+	defer au.done(&err)
+	f, err := au.file()
+	if err != nil {
 		return bolt.SyncReport{}, err
 	}
 	if a.Snapshot == "" {
@@ -36,7 +39,7 @@ func (o *Ops) doSync(ctx context.Context, args json.RawMessage) (bolt.SyncReport
 	if !filepath.IsAbs(a.Snapshot) {
 		return bolt.SyncReport{}, fmt.Errorf("%w: the snapshot path %q must be absolute", state.ErrInvalid, a.Snapshot)
 	}
-	rep, err := o.Store.SyncDatasets(ctx, a.Snapshot, bolt.SyncOptions{Keep: a.Keep, DryRun: a.DryRun})
+	rep, err := f.SyncDatasets(ctx, a.Snapshot, bolt.SyncOptions{Keep: a.Keep, DryRun: a.DryRun})
 	if err != nil {
 		return rep, err
 	}
@@ -45,6 +48,3 @@ func (o *Ops) doSync(ctx context.Context, args json.RawMessage) (bolt.SyncReport
 	}
 	return rep, nil
 }
-
-// A sync changes what every key reads: the audit log records it.
-func init() { audited[OpDatasetSync] = true }

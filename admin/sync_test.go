@@ -71,7 +71,7 @@ func TestDatasetSync(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var rep bolt.SyncReport
-			err := Call(ctx, path, OpDatasetSync, tc.args, &rep)
+			err := call(ctx, path, OpDatasetSync, tc.args, &rep)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("error %v, want %v", err, tc.want)
 			}

@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -111,105 +110,131 @@ func ViewUser(u state.User) UserView {
 // defaultAuditLimit is how many audit entries AuditList returns by default.
 const defaultAuditLimit = 100
 
-// doUser runs the operations on people and the audit log.
-func (o *Ops) doUser(_ context.Context, op string, args json.RawMessage) (any, error) {
-	switch op {
-	case OpUserAdd:
-		var a UserAdd
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		if err := o.mirrorOrg(a.OrgID); err != nil {
-			return nil, err
-		}
-		u, otp, err := o.Store.AddUser(state.NewUser{Name: a.Name, Email: a.Email, Org: a.OrgID, Role: a.Role, Now: o.now()})
-		if err != nil {
-			return nil, err
-		}
-		return UserIssued{User: ViewUser(u), Password: otp}, nil
-	case OpUserList:
-		var a UserList
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		users, err := o.Store.Users(a.OrgID)
-		if err != nil {
-			return nil, err
-		}
-		views := make([]UserView, len(users))
-		for i, u := range users {
-			views[i] = ViewUser(u)
-		}
-		return views, nil
-	case OpUserRemove:
-		var a UserRemove
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		if a.OrgID == "" {
-			u, err := o.Store.RemoveUser(a.Name)
-			if err != nil {
-				return nil, err
-			}
-			return UserRemoved{User: ViewUser(u), Deleted: true}, nil
-		}
-		u, deleted, err := o.Store.RemoveMember(a.Name, a.OrgID)
-		if err != nil {
-			return nil, err
-		}
-		return UserRemoved{User: ViewUser(u), Deleted: deleted}, nil
-	case OpUserReset:
-		var a UserReset
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		u, otp, err := o.Store.ResetPassword(a.Name, o.now())
-		if err != nil {
-			return nil, err
-		}
-		return UserIssued{User: ViewUser(u), Password: otp}, nil
-	case OpUserRole:
-		var a UserRole
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		if err := o.mirrorOrg(a.OrgID); err != nil {
-			return nil, err
-		}
-		u, err := o.Store.SetRole(a.Name, a.OrgID, a.Role)
-		if err != nil {
-			return nil, err
-		}
-		return ViewUser(u), nil
-	case OpUserPassword:
-		var a UserPassword
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		u, err := o.Store.ChangePassword(a.Name, a.Current, a.New, o.now())
-		if err != nil {
-			return nil, err
-		}
-		return ViewUser(u), nil
-	case OpAuditList:
-		var a AuditList
-		if err := decodeArgs(args, &a); err != nil {
-			return nil, err
-		}
-		if a.Limit == 0 {
-			a.Limit = defaultAuditLimit
-		}
-		if a.Limit < 0 {
-			return nil, fmt.Errorf("%w: limit must be positive", state.ErrInvalid)
-		}
-		entries, err := o.state().AuditLog(a.OrgID, a.Limit)
-		if err != nil {
-			return nil, err
-		}
-		if entries == nil {
-			entries = []state.AuditEntry{}
-		}
-		return entries, nil
+// AddUser adds a person to an organisation; a new person gets a one-time
+// password, shown this once in the result.
+func (o *Ops) AddUser(ctx context.Context, a UserAdd) (_ UserIssued, err error) {
+	detail := []string{"role", text(a.Role)}
+	if a.Email != "" {
+		detail = append(detail, "email", a.Email)
 	}
-	return nil, fmt.Errorf("%w: unknown operation %q", state.ErrInvalid, op)
+	au := o.audit(ctx, OpUserAdd, a.OrgID, a.Name, detail...)
+	defer au.done(&err)
+	f, err := au.file()
+	if err != nil {
+		return UserIssued{}, err
+	}
+	if err := o.mirrorOrg(a.OrgID); err != nil {
+		return UserIssued{}, err
+	}
+	u, otp, err := f.AddUser(state.NewUser{Name: a.Name, Email: a.Email, Org: a.OrgID, Role: a.Role, Now: o.now()})
+	if err != nil {
+		return UserIssued{}, err
+	}
+	return UserIssued{User: ViewUser(u), Password: otp}, nil
+}
+
+// Users lists people, never their passwords.
+func (o *Ops) Users(_ context.Context, a UserList) ([]UserView, error) {
+	c, err := o.catalogue()
+	if err != nil {
+		return nil, err
+	}
+	users, err := c.Users(a.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	views := make([]UserView, len(users))
+	for i, u := range users {
+		views[i] = ViewUser(u)
+	}
+	return views, nil
+}
+
+// RemoveUser takes a person out of an organisation, or out of all.
+func (o *Ops) RemoveUser(ctx context.Context, a UserRemove) (_ UserRemoved, err error) {
+	au := o.audit(ctx, OpUserRemove, a.OrgID, a.Name)
+	defer au.done(&err)
+	f, err := au.file()
+	if err != nil {
+		return UserRemoved{}, err
+	}
+	if a.OrgID == "" {
+		u, err := f.RemoveUser(a.Name)
+		if err != nil {
+			return UserRemoved{}, err
+		}
+		return UserRemoved{User: ViewUser(u), Deleted: true}, nil
+	}
+	u, deleted, err := f.RemoveMember(a.Name, a.OrgID)
+	if err != nil {
+		return UserRemoved{}, err
+	}
+	return UserRemoved{User: ViewUser(u), Deleted: deleted}, nil
+}
+
+// ResetPassword gives a person a one-time password, shown this once.
+func (o *Ops) ResetPassword(ctx context.Context, a UserReset) (_ UserIssued, err error) {
+	au := o.audit(ctx, OpUserReset, "", a.Name)
+	defer au.done(&err)
+	f, err := au.file()
+	if err != nil {
+		return UserIssued{}, err
+	}
+	u, otp, err := f.ResetPassword(a.Name, o.now())
+	if err != nil {
+		return UserIssued{}, err
+	}
+	return UserIssued{User: ViewUser(u), Password: otp}, nil
+}
+
+// SetRole changes a person's role in an organisation.
+func (o *Ops) SetRole(ctx context.Context, a UserRole) (_ UserView, err error) {
+	au := o.audit(ctx, OpUserRole, a.OrgID, a.Name, "role", text(a.Role))
+	defer au.done(&err)
+	f, err := au.file()
+	if err != nil {
+		return UserView{}, err
+	}
+	if err := o.mirrorOrg(a.OrgID); err != nil {
+		return UserView{}, err
+	}
+	u, err := f.SetRole(a.Name, a.OrgID, a.Role)
+	if err != nil {
+		return UserView{}, err
+	}
+	return ViewUser(u), nil
+}
+
+// ChangePassword changes a person's own password. The audit entry says
+// that it happened, never the passwords.
+func (o *Ops) ChangePassword(ctx context.Context, a UserPassword) (_ UserView, err error) {
+	au := o.audit(ctx, OpUserPassword, "", a.Name)
+	defer au.done(&err)
+	f, err := au.file()
+	if err != nil {
+		return UserView{}, err
+	}
+	u, err := f.ChangePassword(a.Name, a.Current, a.New, o.now())
+	if err != nil {
+		return UserView{}, err
+	}
+	return ViewUser(u), nil
+}
+
+// AuditLog lists the newest audit entries.
+func (o *Ops) AuditLog(_ context.Context, a AuditList) ([]state.AuditEntry, error) {
+	if a.Limit == 0 {
+		a.Limit = defaultAuditLimit
+	}
+	if a.Limit < 0 {
+		return nil, fmt.Errorf("%w: limit must be positive", state.ErrInvalid)
+	}
+	entries, err := o.state().AuditLog(a.OrgID, a.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if entries == nil {
+		entries = []state.AuditEntry{}
+	}
+	return entries, nil
 }

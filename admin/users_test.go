@@ -24,7 +24,7 @@ func TestOps_Users(t *testing.T) {
 
 	do := func(ctx context.Context, op string, args any) (any, error) {
 		t.Helper()
-		return ops.Do(ctx, op, mustJSON(t, args))
+		return ops.run(ctx, op, mustJSON(t, args))
 	}
 	res, err := do(ctx, OpUserAdd, UserAdd{Name: "olu", Email: "olu@acme.ng", OrgID: "acme", Role: state.RoleOwner})
 	if err != nil {
@@ -138,7 +138,7 @@ func TestOps_AuditsKeysAndOrgs(t *testing.T) {
 	}
 	var secret, keyID string
 	for _, st := range steps {
-		res, err := ops.Do(ctx, st.op, mustJSON(t, st.args))
+		res, err := ops.run(ctx, st.op, mustJSON(t, st.args))
 		if err != nil {
 			t.Fatalf("%s: %v", st.op, err)
 		}
@@ -146,7 +146,7 @@ func TestOps_AuditsKeysAndOrgs(t *testing.T) {
 			secret, keyID = m.Secret, m.Key.ID
 		}
 	}
-	if _, err := ops.Do(ctx, OpKeyRevoke, mustJSON(t, KeyRevoke{ID: keyID})); err != nil {
+	if _, err := ops.run(ctx, OpKeyRevoke, mustJSON(t, KeyRevoke{ID: keyID})); err != nil {
 		t.Fatal(err)
 	}
 	log, err := s.AuditLog("", 0)
@@ -184,18 +184,18 @@ func TestSocket_AuditsTheOperator(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, l, ops, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
 	t.Cleanup(func() { cancel(); <-done })
-	if err := Call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, nil); err != nil {
+	if err := call(ctx, path, OpOrgAdd, OrgAdd{ID: "acme"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var issued UserIssued
-	if err := Call(ctx, path, OpUserAdd, UserAdd{Name: "olu", OrgID: "acme", Role: state.RoleOwner}, &issued); err != nil {
+	if err := call(ctx, path, OpUserAdd, UserAdd{Name: "olu", OrgID: "acme", Role: state.RoleOwner}, &issued); err != nil {
 		t.Fatal(err)
 	}
 	if issued.Password == "" {
 		t.Fatal("no one-time password through the socket")
 	}
 	var log []state.AuditEntry
-	if err := Call(ctx, path, OpAuditList, AuditList{OrgID: "acme"}, &log); err != nil {
+	if err := call(ctx, path, OpAuditList, AuditList{OrgID: "acme"}, &log); err != nil {
 		t.Fatal(err)
 	}
 	if len(log) != 2 || log[0].Actor != Operator || log[0].Addr != "admin socket" || log[0].Action != OpUserAdd {

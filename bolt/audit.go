@@ -22,24 +22,26 @@ func (s *Store) AppendAudit(e state.AuditEntry) (state.AuditEntry, error) {
 	if err != nil {
 		return state.AuditEntry{}, err
 	}
-	err = s.update(func(tx *bbolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists(bucketAudit)
-		if err != nil {
-			return err
-		}
-		if e.Seq, err = b.NextSequence(); err != nil {
-			return err
-		}
-		v, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		return b.Put(binary.BigEndian.AppendUint64(nil, e.Seq), v)
-	})
-	if err != nil {
+	if err := s.unaudited().update(func(tx *bbolt.Tx) error { return appendAudit(tx, &e) }); err != nil {
 		return state.AuditEntry{}, err
 	}
 	return e, nil
+}
+
+// appendAudit numbers the cleaned entry e and appends it in tx.
+func appendAudit(tx *bbolt.Tx, e *state.AuditEntry) error {
+	b, err := tx.CreateBucketIfNotExists(bucketAudit)
+	if err != nil {
+		return err
+	}
+	if e.Seq, err = b.NextSequence(); err != nil {
+		return err
+	}
+	v, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	return b.Put(binary.BigEndian.AppendUint64(nil, e.Seq), v)
 }
 
 // AuditLog returns the newest limit entries (all when limit <= 0) of the

@@ -153,6 +153,7 @@ func (s *Store) MintKey(req state.MintRequest) (state.Key, string, error) {
 				break
 			}
 		}
+		s.audit.setTarget(k.ID)
 		for try := 0; ; try++ {
 			if try == keyIDRetries {
 				return fmt.Errorf("mint key: no unused secret after %d tries: is the random source broken?", keyIDRetries)

@@ -63,7 +63,7 @@ func (s *Store) BeginImport(d state.Dataset, now time.Time) (*ImportWriter, erro
 	mu := s.importLock()
 	mu.Lock()
 	prev := 0
-	err = s.update(func(tx *bbolt.Tx) error {
+	err = s.unaudited().update(func(tx *bbolt.Tx) error {
 		if _, err := s.getOrg(tx, d.Owner); err != nil {
 			return err
 		}
@@ -158,7 +158,7 @@ func (w *ImportWriter) flush() error {
 	if len(w.frames) == 0 {
 		return nil
 	}
-	err := w.s.update(func(tx *bbolt.Tx) error {
+	err := w.s.unaudited().update(func(tx *bbolt.Tx) error {
 		v := versionBucket(tx, w.staging)
 		if v == nil {
 			return state.Errorf(state.ErrInvalid, "dataset %s was removed while it was being imported", w.d.ID)
@@ -263,7 +263,7 @@ func (w *ImportWriter) fail(err error) error {
 		return err
 	}
 	w.finished, w.failed = true, err
-	_ = w.s.update(func(tx *bbolt.Tx) error { return dropVersion(tx, w.staging) })
+	_ = w.s.unaudited().update(func(tx *bbolt.Tx) error { return dropVersion(tx, w.staging) })
 	w.mu.Unlock()
 	return err
 }

@@ -101,6 +101,14 @@ type Options struct {
 // several goroutines; each exported method is one bbolt transaction, so
 // several writers run one after another and readers never wait for them.
 type Store struct {
+	*dataFile
+	// audit, on a handle of Audited, is the entry its next change writes
+	// in the change's own transaction (see audit_tx.go).
+	audit *pendingAudit
+}
+
+// dataFile is what every handle of one open data file shares.
+type dataFile struct {
 	// db is the open bbolt database. Compact replaces it with the
 	// compacted file's: mu guards the field (held only while reading or
 	// swapping it, never during a transaction) and gen counts the swaps,
@@ -189,7 +197,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	db.AllocSize = allocSize
-	s := &Store{db: db, path: path, timeout: timeout, mmapSize: mmapSize}
+	s := &Store{dataFile: &dataFile{db: db, path: path, timeout: timeout, mmapSize: mmapSize}}
 	if err := s.checkMeta(created); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -380,20 +388,31 @@ func lookup(tx *bbolt.Tx, bucket []byte, key string) []byte {
 	return b.Get([]byte(key))
 }
 
-// update runs fn in a read-write transaction, recovering like view.
+// update runs fn in a read-write transaction, recovering like view. On a
+// handle of Audited it appends the pending audit entry after fn, in the
+// same transaction.
 func (s *Store) update(fn func(*bbolt.Tx) error) (err error) {
 	defer s.recoverCorrupt(&err)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	for {
 		db, gen := s.currentGen()
+		var audited state.AuditEntry
 		err := db.Update(func(tx *bbolt.Tx) error {
 			if s.gen.Load() != gen {
 				return errSwapped
 			}
-			return fn(tx)
+			if err := fn(tx); err != nil {
+				return err
+			}
+			var err error
+			audited, err = s.audit.write(tx, s)
+			return err
 		})
 		if errors.Is(err, errSwapped) || errors.Is(err, bberrors.ErrDatabaseNotOpen) && s.current() != db {
 			continue
+		}
+		if err == nil {
+			s.audit.committed(audited)
 		}
 		return s.wrap(err)
 	}

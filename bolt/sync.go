@@ -257,7 +257,7 @@ func (s *Store) applySync(ctx context.Context, src *Store, stx *bbolt.Tx, copies
 			return
 		}
 		// Best effort: on failure a staging bucket left behind is harmless.
-		_ = s.update(func(tx *bbolt.Tx) error {
+		_ = s.unaudited().update(func(tx *bbolt.Tx) error {
 			for _, p := range copies[:staged] {
 				_ = dropVersion(tx, syncStageName(p.d.ID, p.d.Version))
 			}
@@ -267,7 +267,7 @@ func (s *Store) applySync(ctx context.Context, src *Store, stx *bbolt.Tx, copies
 	versions := stx.Bucket(bucketVersions)
 	for _, p := range copies {
 		name, stage := versionBucketName(p.d.ID, p.d.Version), syncStageName(p.d.ID, p.d.Version)
-		err := s.update(func(tx *bbolt.Tx) error {
+		err := s.unaudited().update(func(tx *bbolt.Tx) error {
 			vs, err := tx.CreateBucketIfNotExists(bucketVersions)
 			if err != nil {
 				return err
@@ -374,7 +374,7 @@ func (s *Store) copyStaged(ctx context.Context, src *bbolt.Bucket, stage, name, 
 			batch = append(batch, kv{k, v})
 			size += len(k) + len(v)
 		}
-		err := s.update(func(tx *bbolt.Tx) error {
+		err := s.unaudited().update(func(tx *bbolt.Tx) error {
 			var b *bbolt.Bucket
 			if parent := versionBucket(tx, stage); parent != nil {
 				if v := parent.Bucket(name); v != nil {

@@ -5,7 +5,6 @@ import (
 	"text/tabwriter"
 
 	"frameindex/admin"
-	"frameindex/state"
 
 	"github.com/spf13/cobra"
 )
@@ -27,8 +26,8 @@ secrets are never recorded.`,
   frameindex audit --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var entries []state.AuditEntry
-			if err := runAdminOp(cmd, data, st, admin.OpAuditList, a, &entries); err != nil {
+			entries, err := runAdminOp(cmd, data, st, admin.AuditLogOp, a)
+			if err != nil {
 				return err
 			}
 			if asJSON {

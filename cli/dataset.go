@@ -83,8 +83,11 @@ with type number, category or text and aggregation sum, mean or mode, e.g.
 				if v, err = importStdin(cmd, data, m); err != nil {
 					return err
 				}
-			} else if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpDatasetImport, admin.DatasetImport{Manifest: m}, &v); err != nil {
-				return err
+			} else {
+				var err error
+				if v, err = runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.ImportDatasetOp, admin.DatasetImport{Manifest: m}); err != nil {
+					return err
+				}
 			}
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), v)
@@ -251,8 +254,8 @@ func newDatasetListCommand() *cobra.Command {
 		Example: `  frameindex dataset list --json`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var ds []state.Dataset
-			if err := runAdminOp(cmd, data, st, admin.OpDatasetList, struct{}{}, &ds); err != nil {
+			ds, err := runAdminOp(cmd, data, st, admin.DatasetsOp, admin.NoArgs{})
+			if err != nil {
 				return err
 			}
 			if asJSON {
@@ -281,8 +284,8 @@ func newDatasetShowCommand() *cobra.Command {
 		Example: `  frameindex dataset show population`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var d admin.DatasetDetail
-			if err := runAdminOp(cmd, data, st, admin.OpDatasetShow, admin.DatasetShow{ID: args[0]}, &d); err != nil {
+			d, err := runAdminOp(cmd, data, st, admin.ShowDatasetOp, admin.DatasetShow{ID: args[0]})
+			if err != nil {
 				return err
 			}
 			if asJSON {
@@ -346,8 +349,8 @@ func newDatasetPriceCommand() *cobra.Command {
 			if !cmd.Flags().Changed("credits") {
 				return fmt.Errorf("--credits is required")
 			}
-			var d state.Dataset
-			if err := runAdminOp(cmd, data, st, admin.OpDatasetPrice, a, &d); err != nil {
+			d, err := runAdminOp(cmd, data, st, admin.PriceDatasetOp, a)
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "dataset %s costs %d credits a query for per-query licensees\n", d.ID, d.Price)
@@ -368,7 +371,7 @@ func newDatasetRemoveCommand() *cobra.Command {
 		Example: `  frameindex dataset remove old-census`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpDatasetRemove, admin.DatasetRemove{ID: args[0]}, nil); err != nil {
+			if _, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.RemoveDatasetOp, admin.DatasetRemove{ID: args[0]}); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "dataset %s removed\n", args[0])
@@ -407,8 +410,8 @@ when the credits do not cover it the dataset is left out of the answer.`,
 			if a.OrgID == "" || a.Dataset == "" || a.Mode == "" {
 				return fmt.Errorf("--org, --dataset and --mode are required")
 			}
-			var l state.Licence
-			if err := runAdminOp(cmd, data, st, admin.OpLicenceGrant, a, &l); err != nil {
+			l, err := runAdminOp(cmd, data, st, admin.GrantLicenceOp, a)
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "organisation %s may read %s (%s)\n", l.OrgID, l.Dataset, l.Mode)
@@ -435,7 +438,7 @@ func newLicenceRevokeCommand() *cobra.Command {
 			if a.OrgID == "" || a.Dataset == "" {
 				return fmt.Errorf("--org and --dataset are required")
 			}
-			if err := runAdminOp(cmd, data, st, admin.OpLicenceRevoke, a, nil); err != nil {
+			if _, err := runAdminOp(cmd, data, st, admin.RevokeLicenceOp, a); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "licence of %s to %s revoked\n", a.OrgID, a.Dataset)
@@ -459,8 +462,8 @@ func newLicenceListCommand() *cobra.Command {
 		Example: `  frameindex licence list --org lagos-gis`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var ls []state.Licence
-			if err := runAdminOp(cmd, data, st, admin.OpLicenceList, a, &ls); err != nil {
+			ls, err := runAdminOp(cmd, data, st, admin.LicencesOp, a)
+			if err != nil {
 				return err
 			}
 			if asJSON {

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -85,7 +84,7 @@ func prepareDemo(ctx context.Context, outline []byte, data string, out, stderr i
 	if _, err := store.GridInfo(); errors.Is(err, bolt.ErrNoGrid) {
 		fmt.Fprintf(out, "Building the national grid of Nigeria in %s (first run only)...\n", data)
 		t := time.Now()
-		info, err := ops.BuildGrid(ctx, bytes.NewReader(outline), demoSource)
+		info, err := ops.BuildGridFrom(ctx, bytes.NewReader(outline), demoSource)
 		if err != nil {
 			return demoCreds{}, fmt.Errorf("build demo grid: %w", err)
 		}
@@ -114,19 +113,16 @@ func prepareDemo(ctx context.Context, outline []byte, data string, out, stderr i
 	}
 	// The demo owner signs in to the web application with a one-time
 	// password, new on every run like the key (and chooses their own).
-	op, args := admin.OpUserAdd, any(admin.UserAdd{Name: demoUser, OrgID: demo.OrgDemo, Role: state.RoleOwner})
-	if _, err := store.User(demoUser); err == nil {
-		op, args = admin.OpUserReset, admin.UserReset{Name: demoUser}
+	var issued admin.UserIssued
+	if _, uerr := store.User(demoUser); uerr == nil {
+		issued, err = ops.ResetPassword(ctx, admin.UserReset{Name: demoUser})
+	} else {
+		issued, err = ops.AddUser(ctx, admin.UserAdd{Name: demoUser, OrgID: demo.OrgDemo, Role: state.RoleOwner})
 	}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return demoCreds{}, err
-	}
-	res, err := ops.Do(ctx, op, raw)
 	if err != nil {
 		return demoCreds{}, fmt.Errorf("demo owner %q: %w", demoUser, err)
 	}
-	return demoCreds{Secret: secret, Password: res.(admin.UserIssued).Password}, nil
+	return demoCreds{Secret: secret, Password: issued.Password}, nil
 }
 
 func printDemoBanner(w io.Writer, addr string, frames int, creds demoCreds) {

@@ -24,9 +24,9 @@ func newGridCommand() *cobra.Command {
 }
 
 // runGridOp runs a grid operation and prints the grid it leaves.
-func runGridOp(cmd *cobra.Command, data string, create bool, op string, args any, asJSON bool) error {
-	var g admin.GridView
-	if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, create, op, args, &g); err != nil {
+func runGridOp[A any](cmd *cobra.Command, data string, create bool, op admin.Operation[A, admin.GridView], args A, asJSON bool) error {
+	g, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, create, op, args)
+	if err != nil {
 		return err
 	}
 	if asJSON {
@@ -70,7 +70,7 @@ is replaced in one transaction.`,
 			if err != nil {
 				return err
 			}
-			return runGridOp(cmd, data, true, admin.OpGridBuild, admin.GridBuild{Boundary: path}, asJSON)
+			return runGridOp(cmd, data, true, admin.BuildGridOp, admin.GridBuild{Boundary: path}, asJSON)
 		},
 	}
 	addDataFlag(cmd, &data)
@@ -100,7 +100,7 @@ as the lattice.`,
 			if err != nil {
 				return err
 			}
-			return runGridOp(cmd, data, true, admin.OpGridImport, admin.GridImport{Path: path}, asJSON)
+			return runGridOp(cmd, data, true, admin.ImportGridOp, admin.GridImport{Path: path}, asJSON)
 		},
 	}
 	addDataFlag(cmd, &data)
@@ -117,7 +117,7 @@ func newGridInfoCommand() *cobra.Command {
 		Example: `  frameindex grid info --data ./frames.db`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runGridOp(cmd, data, false, admin.OpGridInfo, struct{}{}, asJSON)
+			return runGridOp(cmd, data, false, admin.GridInfoOp, admin.NoArgs{}, asJSON)
 		},
 	}
 	addDataFlag(cmd, &data)
@@ -151,8 +151,8 @@ export leaves nothing. Works while "serve" runs (the server writes the file).`,
 			if err != nil {
 				return err
 			}
-			var v admin.ExportView
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpGridExport, admin.GridExport{Out: path, Dataset: dataset}, &v); err != nil {
+			v, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.ExportGridOp, admin.GridExport{Out: path, Dataset: dataset})
+			if err != nil {
 				return err
 			}
 			if asJSON {

@@ -176,8 +176,7 @@ when a problem is found.`,
 			if err != nil {
 				return err
 			}
-			var rep bolt.CheckReport
-			err = admin.Call(ctx, abs, admin.OpCheck, struct{}{}, &rep)
+			rep, err := admin.Call(ctx, abs, admin.CheckOp, admin.NoArgs{})
 			if errors.Is(err, admin.ErrNoServer) {
 				rep, err = bolt.CheckFile(ctx, abs)
 			}
@@ -229,8 +228,8 @@ leaves the data file as it was.`,
 				return err
 			}
 			start := time.Now()
-			var rep bolt.CompactReport
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), abs, false, admin.OpCompact, struct{}{}, &rep); err != nil {
+			rep, err := runOp(cmd.Context(), cmd.ErrOrStderr(), abs, false, admin.CompactOp, admin.NoArgs{})
+			if err != nil {
 				return interrupted(cmd.Context(), "compact", err)
 			}
 			if asJSON {

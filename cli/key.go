@@ -48,8 +48,8 @@ once and never again: only its SHA-256 digest is stored. Presets:
 			if datasets != "" {
 				a.Datasets = strings.Split(datasets, ",")
 			}
-			var m admin.Minted
-			if err := runAdminOp(cmd, data, st, admin.OpKeyMint, a, &m); err != nil {
+			m, err := runAdminOp(cmd, data, st, admin.MintKeyOp, a)
+			if err != nil {
 				return err
 			}
 			if asJSON {
@@ -96,8 +96,8 @@ func newKeyListCommand() *cobra.Command {
 		Example: `  frameindex key list --org lagos-gis`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var keys []admin.KeyView
-			if err := runAdminOp(cmd, data, st, admin.OpKeyList, a, &keys); err != nil {
+			keys, err := runAdminOp(cmd, data, st, admin.KeysOp, a)
+			if err != nil {
 				return err
 			}
 			if asJSON {
@@ -135,8 +135,8 @@ func newKeyRevokeCommand() *cobra.Command {
   frameindex key list --org lagos-gis   # find the id`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var k admin.KeyView
-			if err := runAdminOp(cmd, data, st, admin.OpKeyRevoke, admin.KeyRevoke{ID: args[0]}, &k); err != nil {
+			k, err := runAdminOp(cmd, data, st, admin.RevokeKeyOp, admin.KeyRevoke{ID: args[0]})
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "key %s revoked\n", k.ID)

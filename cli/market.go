@@ -33,8 +33,8 @@ Licences already granted keep their terms until revoked.`,
 			if a.Mode == "" {
 				return fmt.Errorf("--mode is required: private, subscription or per_query")
 			}
-			var o state.Offer
-			if err := runAdminOp(cmd, data, st, admin.OpDatasetOffer, a, &o); err != nil {
+			o, err := runAdminOp(cmd, data, st, admin.OfferDatasetOp, a)
+			if err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -66,7 +66,7 @@ func newDatasetWithdrawCommand() *cobra.Command {
 		Example: `  frameindex dataset withdraw nightlights`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := runAdminOp(cmd, data, st, admin.OpDatasetWithdraw, admin.DatasetWithdraw{ID: args[0]}, nil); err != nil {
+			if _, err := runAdminOp(cmd, data, st, admin.WithdrawOfferOp, admin.DatasetWithdraw{ID: args[0]}); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "dataset %s withdrawn from the marketplace; licences already granted are kept\n", args[0])

@@ -15,40 +15,24 @@ import (
 // runOp carries out one admin operation on the data file at dataPath:
 // through the running server when one answers on the file's admin socket,
 // otherwise by opening the file itself (creating it only when create is
-// set). The result is decoded into out either way, so both paths print the
-// same thing.
-func runOp(ctx context.Context, stderr io.Writer, dataPath string, create bool, op string, args, out any) (err error) {
+// set) and calling the operation's method. Both paths return the same
+// result, so both print the same thing.
+func runOp[A, R any](ctx context.Context, stderr io.Writer, dataPath string, create bool, op admin.Operation[A, R], args A) (res R, err error) {
 	// Ctrl-C or SIGTERM: say so, rather than "context canceled".
 	defer func() { err = interrupted(ctx, "the command", err) }()
-	err = admin.Call(ctx, dataPath, op, args, out)
+	res, err = admin.Call(ctx, dataPath, op, args)
 	if !errors.Is(err, admin.ErrNoServer) {
-		return err
+		return res, err
 	}
 	store, err := bolt.Open(dataPath, bolt.Options{Create: create})
 	if err != nil {
-		return err
+		return res, err
 	}
-	ops := &admin.Ops{Store: store, Progress: newProgress(stderr)}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		store.Close()
-		return err
-	}
-	res, err := ops.Do(ctx, op, raw)
+	res, err = op.Run(&admin.Ops{Store: store, Progress: newProgress(stderr)}, ctx, args)
 	if cerr := store.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	if err != nil {
-		return err
-	}
-	if out == nil {
-		return nil
-	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, out)
+	return res, err
 }
 
 // absPath makes a path absolute, so a server started elsewhere finds it.

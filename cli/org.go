@@ -39,8 +39,8 @@ worded answers: trial 100, pro 2,000, scale 20,000.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.ID = args[0]
-			var o state.Org
-			if err := runAdminOp(cmd, data, st, admin.OpOrgAdd, a, &o); err != nil {
+			o, err := runAdminOp(cmd, data, st, admin.AddOrgOp, a)
+			if err != nil {
 				return err
 			}
 			if asJSON {
@@ -70,8 +70,8 @@ func newOrgListCommand() *cobra.Command {
   frameindex org credits lagos-gis --add 500 --note "invoice 2026-114"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var orgs []state.Org
-			if err := runAdminOp(cmd, data, st, admin.OpOrgList, struct{}{}, &orgs); err != nil {
+			orgs, err := runAdminOp(cmd, data, st, admin.OrgsOp, admin.NoArgs{})
+			if err != nil {
 				return err
 			}
 			if asJSON {
@@ -103,8 +103,8 @@ func newOrgShowCommand() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.ID = args[0]
-			var d admin.OrgDetail
-			if err := runAdminOp(cmd, data, st, admin.OpOrgShow, a, &d); err != nil {
+			d, err := runAdminOp(cmd, data, st, admin.ShowOrgOp, a)
+			if err != nil {
 				return err
 			}
 			if asJSON {
@@ -153,8 +153,8 @@ still count against the new allowance.`,
 			if a.Plan == "" {
 				return fmt.Errorf("--plan is required: trial, pro or scale")
 			}
-			var o state.Org
-			if err := runAdminOp(cmd, data, st, admin.OpOrgPlan, a, &o); err != nil {
+			o, err := runAdminOp(cmd, data, st, admin.SetPlanOp, a)
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "organisation %s is on plan %s (%d worded answers a month)\n", o.ID, o.Plan, state.PlanAllowance[o.Plan])
@@ -186,8 +186,8 @@ answers beyond the plan's allowance and for datasets licensed per query.`,
 			if a.Add == 0 || a.Note == "" {
 				return fmt.Errorf("--add N (not zero) and --note are required")
 			}
-			var c admin.Credited
-			if err := runAdminOp(cmd, data, st, admin.OpOrgCredits, a, &c); err != nil {
+			c, err := runAdminOp(cmd, data, st, admin.AddCreditsOp, a)
+			if err != nil {
 				return err
 			}
 			if asJSON {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -52,48 +51,34 @@ func adminStateURL(cmd *cobra.Command, flag string) string {
 // file or through its server; with one, directly on the shared state (no
 // server involved: serving nodes pick the change up themselves), reading
 // the data file at dataPath only when op needs the node's datasets.
-func runAdminOp(cmd *cobra.Command, dataPath, stateFlag, op string, args, out any) error {
+func runAdminOp[A, R any](cmd *cobra.Command, dataPath, stateFlag string, op admin.Operation[A, R], args A) (R, error) {
 	u := adminStateURL(cmd, stateFlag)
 	if u == "" {
-		return runOp(cmd.Context(), cmd.ErrOrStderr(), dataPath, false, op, args, out)
+		return runOp(cmd.Context(), cmd.ErrOrStderr(), dataPath, false, op, args)
 	}
-	return runOnState(cmd.Context(), dataPath, u, op, args, out)
+	return runOnState(cmd.Context(), dataPath, u, op, args)
 }
 
 // runOnState runs op on the shared state at stateURL, with the data file
 // at dataPath, opened read-only, as the catalogue when op needs datasets.
-// The result is decoded into out as runOp decodes it.
-func runOnState(ctx context.Context, dataPath, stateURL, op string, args, out any) (err error) {
+func runOnState[A, R any](ctx context.Context, dataPath, stateURL string, op admin.Operation[A, R], args A) (res R, err error) {
 	defer func() { err = interrupted(ctx, "the command", err) }()
 	var opts pgstate.Options
 	var catalogue *bolt.Store
-	if !admin.StateOnly(op) {
+	if !op.StateOnly {
 		catalogue, err = openCatalogue(ctx, dataPath)
 		if err != nil {
-			return err
+			return res, err
 		}
 		defer catalogue.Close()
 		opts.Catalogue = catalogue
 	}
 	st, closeState, err := openSharedState(ctx, stateURL, opts)
 	if err != nil {
-		return err
+		return res, err
 	}
 	defer closeState()
-	ops := &admin.Ops{Store: catalogue, State: st}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return err
-	}
-	res, err := ops.Do(ctx, op, raw)
-	if err != nil || out == nil {
-		return err
-	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, out)
+	return op.Run(&admin.Ops{Store: catalogue, State: st}, ctx, args)
 }
 
 // openCatalogue opens the data file read-only for its datasets. A server

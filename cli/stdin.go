@@ -50,7 +50,7 @@ func importStdin(cmd *cobra.Command, data string, m ingest.Manifest) (admin.Data
 		return admin.DatasetView{}, err
 	}
 	ops := &admin.Ops{Store: store, Progress: newProgress(cmd.ErrOrStderr()), Stdin: in}
-	v, err := ops.ImportDataset(ctx, m)
+	v, err := ops.ImportDataset(ctx, admin.DatasetImport{Manifest: m})
 	if cerr := store.Close(); err == nil && cerr != nil {
 		err = cerr
 	}

@@ -54,9 +54,8 @@ node counts its own versions.`,
 			if err != nil {
 				return err
 			}
-			var rep bolt.SyncReport
-			err = runOp(cmd.Context(), cmd.ErrOrStderr(), dataAbs, false, admin.OpDatasetSync,
-				admin.DatasetSync{Snapshot: snap, Keep: keep, DryRun: dryRun}, &rep)
+			rep, err := runOp(cmd.Context(), cmd.ErrOrStderr(), dataAbs, false, admin.SyncDatasetsOp,
+				admin.DatasetSync{Snapshot: snap, Keep: keep, DryRun: dryRun})
 			if err != nil {
 				return interrupted(cmd.Context(), "the sync", err)
 			}

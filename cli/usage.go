@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"frameindex/admin"
-	"frameindex/state"
 
 	"github.com/spf13/cobra"
 )
@@ -27,8 +26,8 @@ dataset charges by dataset.`,
 			if a.OrgID == "" {
 				return fmt.Errorf("--org is required")
 			}
-			var u state.Usage
-			if err := runAdminOp(cmd, data, st, admin.OpUsage, a, &u); err != nil {
+			u, err := runAdminOp(cmd, data, st, admin.UsageOp, a)
+			if err != nil {
 				return err
 			}
 			if asJSON {

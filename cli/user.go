@@ -53,8 +53,8 @@ and '-'; --email gives a second sign-in name.`,
 			if a.OrgID == "" || a.Role == "" {
 				return fmt.Errorf("--org and --role are required (roles: owner, admin, member)")
 			}
-			var r admin.UserIssued
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpUserAdd, a, &r); err != nil {
+			r, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.AddUserOp, a)
+			if err != nil {
 				return err
 			}
 			if asJSON {
@@ -97,8 +97,8 @@ func newUserListCommand() *cobra.Command {
 		Example: `  frameindex user list --org lagos-gis`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var users []admin.UserView
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpUserList, a, &users); err != nil {
+			users, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.UsersOp, a)
+			if err != nil {
 				return err
 			}
 			if asJSON {
@@ -141,8 +141,8 @@ first (user role).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.Name = args[0]
-			var r admin.UserRemoved
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpUserRemove, a, &r); err != nil {
+			r, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.RemoveUserOp, a)
+			if err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -172,8 +172,8 @@ sessions end at once; they choose a new password at their next sign-in.`,
 		Example: `  frameindex user reset amina`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var r admin.UserIssued
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpUserReset, admin.UserReset{Name: args[0]}, &r); err != nil {
+			r, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.ResetPasswordOp, admin.UserReset{Name: args[0]})
+			if err != nil {
 				return err
 			}
 			if asJSON {
@@ -202,8 +202,8 @@ func newUserRoleCommand() *cobra.Command {
 			if a.OrgID == "" || a.Role == "" {
 				return fmt.Errorf("--org and --role are required (roles: owner, admin, member)")
 			}
-			var u admin.UserView
-			if err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.OpUserRole, a, &u); err != nil {
+			u, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.SetRoleOp, a)
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "user %s is %s of organisation %s\n", u.Name, a.Role, a.OrgID)

@@ -29,8 +29,8 @@
 // read from the store (see explore_index.go) and kept in memory per
 // dataset version.
 //
-// Every change goes through admin.Ops.Do, the very operations the command
-// line runs (one code path), under the signed-in person's name, so the
+// Every change goes through the methods of admin.Ops, the very operations
+// the command line runs (one code path), under the signed-in person's name, so the
 // audit log records who did what, when and from where. Reads of sessions,
 // last key uses and readable datasets go to the store directly.
 //

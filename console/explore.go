@@ -174,13 +174,9 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (state.Key, error) {
 		return state.Key{}, state.ErrNotFound
 	}
 	if found.ID == "" {
-		res, err := s.do(r, admin.OpKeyMint, admin.KeyMint{OrgID: rq.org, Preset: "full", Name: consoleKeyName(rq.user), TTL: consoleKeyTTL, ForMember: true})
+		m, err := s.ops.MintKey(s.as(r), admin.KeyMint{OrgID: rq.org, Preset: "full", Name: consoleKeyName(rq.user), TTL: consoleKeyTTL, ForMember: true})
 		if err != nil {
 			return state.Key{}, err
-		}
-		m, ok := res.(admin.Minted)
-		if !ok {
-			return state.Key{}, errors.New("console: key.mint returned no key")
 		}
 		// The secret is dropped here: the web application never uses it.
 		if found, err = s.state.Key(m.Key.ID); err != nil {

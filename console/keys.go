@@ -103,11 +103,10 @@ func capsText(caps []state.Capability) []string {
 // orgKeys returns the organisation's keys through the command line's
 // operation, newest first.
 func (s *Server) orgKeys(r *http.Request, org string) ([]admin.KeyView, error) {
-	res, err := s.do(r, admin.OpKeyList, admin.KeyList{OrgID: org})
+	keys, err := s.ops.Keys(s.as(r), admin.KeyList{OrgID: org})
 	if err != nil {
 		return nil, err
 	}
-	keys := res.([]admin.KeyView)
 	slices.Reverse(keys)
 	return keys, nil
 }
@@ -258,7 +257,7 @@ func (s *Server) handleMint(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	res, err := s.do(r, admin.OpKeyMint, admin.KeyMint{OrgID: rq.org, Preset: preset, Name: name,
+	m, err := s.ops.MintKey(s.as(r), admin.KeyMint{OrgID: rq.org, Preset: preset, Name: name,
 		Datasets: chosen, TTL: strconv.Itoa(n) + "d"})
 	if errors.Is(err, state.ErrInvalid) {
 		refuse(personMessage(err))
@@ -268,7 +267,6 @@ func (s *Server) handleMint(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	m := res.(admin.Minted)
 	d = keysData{Days: strconv.Itoa(defaultDays), Minted: &mintedView{ID: m.Key.ID, Name: m.Key.Name,
 		Preset: presetLabel(m.Key.Preset), Secret: m.Secret, Expires: timeText(m.Key.Expires),
 		Caps: capsText(m.Key.Caps), Datasets: m.Key.Datasets}}
@@ -328,7 +326,7 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, http.StatusNotFound, "No such key", "Your organisation has no key with that id.")
 		return
 	}
-	if _, err := s.do(r, admin.OpKeyRevoke, admin.KeyRevoke{ID: id}); err != nil {
+	if _, err := s.ops.RevokeKey(s.as(r), admin.KeyRevoke{ID: id}); err != nil {
 		s.fail(w, r, err)
 		return
 	}

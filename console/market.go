@@ -96,23 +96,21 @@ func (s *Server) handleMarket(w http.ResponseWriter, r *http.Request) {
 func (s *Server) renderMarket(w http.ResponseWriter, r *http.Request, status int, p *page) {
 	rq := requestOf(r)
 	d := marketData{CanTrade: canTrade(rq.role)}
-	res, err := s.do(r, admin.OpMarketList, admin.MarketList{})
+	listings, err := s.ops.Market(s.as(r), admin.MarketList{})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	listings := res.([]state.Listing)
 	offers := map[string]state.Listing{}
 	for _, l := range listings {
 		offers[l.Info.ID] = l
 	}
-	res, err = s.do(r, admin.OpLicenceList, admin.LicenceList{})
+	all, err := s.ops.Licences(s.as(r), admin.LicenceList{})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	all := res.([]state.Licence)
-	res, err = s.do(r, admin.OpDatasetList, struct{}{})
+	datasets, err := s.ops.Datasets(s.as(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -122,7 +120,7 @@ func (s *Server) renderMarket(w http.ResponseWriter, r *http.Request, status int
 	for _, l := range all {
 		licensees[l.Dataset]++
 	}
-	for _, ds := range res.([]state.Dataset) {
+	for _, ds := range datasets {
 		if ds.Owner != rq.org {
 			continue
 		}
@@ -192,12 +190,14 @@ func (s *Server) handleOffer(w http.ResponseWriter, r *http.Request) {
 		}
 		price = n
 	}
-	op, args := admin.OpDatasetOffer, any(admin.DatasetOffer{ID: id, Mode: mode, Credits: price,
-		LicenceText: strings.ReplaceAll(r.PostFormValue("licence"), "\r\n", "\n"), Org: rq.org})
+	var err error
 	if mode == state.OfferPrivate {
-		op, args = admin.OpDatasetWithdraw, admin.DatasetWithdraw{ID: id, Org: rq.org}
+		_, err = s.ops.WithdrawOffer(s.as(r), admin.DatasetWithdraw{ID: id, Org: rq.org})
+	} else {
+		_, err = s.ops.OfferDataset(s.as(r), admin.DatasetOffer{ID: id, Mode: mode, Credits: price,
+			LicenceText: strings.ReplaceAll(r.PostFormValue("licence"), "\r\n", "\n"), Org: rq.org})
 	}
-	if _, err := s.do(r, op, args); err != nil {
+	if err != nil {
 		s.marketError(w, r, err)
 		return
 	}
@@ -230,7 +230,7 @@ func (s *Server) handleWithdraw(w http.ResponseWriter, r *http.Request) {
 		s.deny(w, r, admin.OpDatasetWithdraw, id, "only admins and owners withdraw offers")
 		return
 	}
-	if _, err := s.do(r, admin.OpDatasetWithdraw, admin.DatasetWithdraw{ID: id, Org: rq.org}); err != nil {
+	if _, err := s.ops.WithdrawOffer(s.as(r), admin.DatasetWithdraw{ID: id, Org: rq.org}); err != nil {
 		s.marketError(w, r, err)
 		return
 	}
@@ -240,11 +240,11 @@ func (s *Server) handleWithdraw(w http.ResponseWriter, r *http.Request) {
 // offerOf returns the marketplace offer of dataset id by another
 // organisation than org.
 func (s *Server) offerOf(r *http.Request, org, id string) (state.Listing, bool, error) {
-	res, err := s.do(r, admin.OpMarketList, admin.MarketList{Exclude: org})
+	listings, err := s.ops.Market(s.as(r), admin.MarketList{Exclude: org})
 	if err != nil {
 		return state.Listing{}, false, err
 	}
-	for _, l := range res.([]state.Listing) {
+	for _, l := range listings {
 		if l.Info.ID == id {
 			return l, true, nil
 		}
@@ -312,7 +312,7 @@ func (s *Server) handleLicense(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	seen := state.Terms{Mode: mode, Price: price}
-	_, err = s.do(r, admin.OpLicenceAcquire, admin.LicenceAcquire{OrgID: rq.org, Dataset: id, Terms: &seen})
+	_, err = s.ops.AcquireLicence(s.as(r), admin.LicenceAcquire{OrgID: rq.org, Dataset: id, Terms: &seen})
 	if errors.Is(err, state.ErrTermsChanged) {
 		l, ok, lerr := s.offerOf(r, rq.org, id)
 		if lerr != nil {

@@ -77,11 +77,7 @@ type membersData struct {
 }
 
 func (s *Server) orgMembers(r *http.Request, org string) ([]admin.UserView, error) {
-	res, err := s.do(r, admin.OpUserList, admin.UserList{OrgID: org})
-	if err != nil {
-		return nil, err
-	}
-	return res.([]admin.UserView), nil
+	return s.ops.Users(s.as(r), admin.UserList{OrgID: org})
 }
 
 func roleIn(u admin.UserView, org string) string {
@@ -180,7 +176,7 @@ func (s *Server) handleAddMember(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	res, err := s.do(r, admin.OpUserAdd, admin.UserAdd{Name: name, Email: email, OrgID: rq.org, Role: role})
+	issued, err := s.ops.AddUser(s.as(r), admin.UserAdd{Name: name, Email: email, OrgID: rq.org, Role: role})
 	switch {
 	case errors.Is(err, state.ErrInvalid):
 		refuse(http.StatusBadRequest, personMessage(err))
@@ -192,7 +188,6 @@ func (s *Server) handleAddMember(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	issued := res.(admin.UserIssued)
 	d = membersData{Role: state.RoleMember, Issued: &issuedView{Name: issued.User.Name, Password: issued.Password, New: true}}
 	if issued.User.TempExpires != nil {
 		d.Issued.Expires = timeText(*issued.User.TempExpires)
@@ -238,7 +233,7 @@ func (s *Server) handleRole(w http.ResponseWriter, r *http.Request) {
 		s.deny(w, r, admin.OpUserRole, u.Name, "only owners make owners")
 		return
 	}
-	_, err := s.do(r, admin.OpUserRole, admin.UserRole{Name: u.Name, OrgID: rq.org, Role: role})
+	_, err := s.ops.SetRole(s.as(r), admin.UserRole{Name: u.Name, OrgID: rq.org, Role: role})
 	if errors.Is(err, state.ErrInvalid) {
 		p := s.newPage(r, "Members", "members")
 		p.Error = personMessage(err)
@@ -271,7 +266,7 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	_, err := s.do(r, admin.OpUserRemove, admin.UserRemove{Name: u.Name, OrgID: rq.org})
+	_, err := s.ops.RemoveUser(s.as(r), admin.UserRemove{Name: u.Name, OrgID: rq.org})
 	if errors.Is(err, state.ErrInvalid) {
 		p := s.newPage(r, "Members", "members")
 		p.Error = personMessage(err)
@@ -321,12 +316,11 @@ func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
 		s.deny(w, r, admin.OpUserReset, u.Name, why)
 		return
 	}
-	res, err := s.do(r, admin.OpUserReset, admin.UserReset{Name: u.Name})
+	issued, err := s.ops.ResetPassword(s.as(r), admin.UserReset{Name: u.Name})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	issued := res.(admin.UserIssued)
 	p := s.newPage(r, "Members", "members")
 	d := membersData{Role: state.RoleMember, Issued: &issuedView{Name: issued.User.Name, Password: issued.Password}}
 	if issued.User.TempExpires != nil {

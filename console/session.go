@@ -1,10 +1,10 @@
 package console
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -206,16 +206,10 @@ func (s *Server) actorCtx(r *http.Request) *http.Request {
 	return r.WithContext(admin.WithActor(r.Context(), admin.Actor{User: rq.user, Org: rq.org, Addr: clientAddr(r)}))
 }
 
-// do runs an operation as the signed-in person: the very code path of the
-// command line (admin.Ops.Do), audited under the person's name.
-func (s *Server) do(r *http.Request, op string, args any) (any, error) {
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return nil, err
-	}
-	r = s.actorCtx(r)
-	return s.ops.Do(r.Context(), op, raw)
-}
+// as is the context to run an operation of admin.Ops in as the signed-in
+// person: the very methods the command line calls, audited under the
+// person's name.
+func (s *Server) as(r *http.Request) context.Context { return s.actorCtx(r).Context() }
 
 // deny refuses an action the person's role does not allow, records the
 // refusal in the audit log and says why.
@@ -441,7 +435,7 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) {
 		s.renderPassword(w, r, http.StatusTooManyRequests, "Too many wrong passwords. Wait "+waitText(max(1, int(wait/time.Second)))+" and try again.")
 		return
 	}
-	_, err := s.do(r, admin.OpUserPassword, admin.UserPassword{Name: rq.user, Current: current, New: next})
+	_, err := s.ops.ChangePassword(s.as(r), admin.UserPassword{Name: rq.user, Current: current, New: next})
 	switch {
 	case err == nil:
 		s.throttle.succeed(rq.user, addr)

@@ -57,18 +57,16 @@ var planLabels = map[string]string{state.PlanTrial: "Trial", state.PlanPro: "Pro
 
 func (s *Server) handleUsage(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)
-	res, err := s.do(r, admin.OpUsage, admin.UsageReq{OrgID: rq.org})
+	u, err := s.ops.Usage(s.as(r), admin.UsageReq{OrgID: rq.org})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	u := res.(state.Usage)
-	res, err = s.do(r, admin.OpOrgShow, admin.OrgShow{ID: rq.org, Limit: historyLimit})
+	org, err := s.ops.ShowOrg(s.as(r), admin.OrgShow{ID: rq.org, Limit: historyLimit})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	org := res.(admin.OrgDetail)
 	d := usageData{OrgName: org.Name, Plan: planLabels[u.Plan], Month: u.Month, Day: u.Day,
 		Allowance: int64(u.Allowance), AnswersMonth: int64(u.AnswersThisMonth), DailyCeiling: int64(u.DailyCeiling),
 		AnswersToday: int64(u.AnswersToday), Credits: u.Credits}
@@ -163,13 +161,13 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 		s.deny(w, r, admin.OpAuditList, "", "only owners read the audit log")
 		return
 	}
-	res, err := s.do(r, admin.OpAuditList, admin.AuditList{OrgID: rq.org, Limit: auditLimit})
+	entries, err := s.ops.AuditLog(s.as(r), admin.AuditList{OrgID: rq.org, Limit: auditLimit})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	var rows []auditRow
-	for _, e := range res.([]state.AuditEntry) {
+	for _, e := range entries {
 		detail := e.Detail
 		if e.Reason != "" {
 			detail = strings.TrimSpace(detail + " " + e.Reason)

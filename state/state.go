@@ -58,6 +58,12 @@ type Metering interface {
 type Audit interface {
 	AppendAudit(e AuditEntry) (AuditEntry, error)
 	AuditLog(org string, limit int) ([]AuditEntry, error)
+	// Audited returns the store writing *e to the log in the transaction
+	// of the change its next call makes: both are committed or neither
+	// is. Once committed, *e is the entry as stored (Seq set); it keeps
+	// Seq 0 when the call failed or wrote nothing. A handle is for one
+	// call.
+	Audited(e *AuditEntry) Store
 }
 
 // Store is all of the shared state. The contract of each method (results

@@ -16,19 +16,23 @@ func (s *Store) AppendAudit(e state.AuditEntry) (state.AuditEntry, error) {
 	if err != nil {
 		return state.AuditEntry{}, err
 	}
-	e.Time = ts(e.Time)
-	err = s.tx(func(ctx context.Context, tx pgx.Tx) error {
-		var seq int64
-		err := tx.QueryRow(ctx, `INSERT INTO audit (time, actor, org, action, target, detail, addr, outcome, reason)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq`,
-			e.Time, e.Actor, e.Org, e.Action, e.Target, e.Detail, e.Addr, e.Outcome, e.Reason).Scan(&seq)
-		e.Seq = uint64(seq)
-		return err
-	})
+	// inTx, not tx: on a handle of Audited, tx would write its entry too.
+	err = s.inTx(pgx.TxOptions{}, func(ctx context.Context, tx pgx.Tx) error { return insertAudit(ctx, tx, &e) })
 	if err != nil {
 		return state.AuditEntry{}, err
 	}
 	return e, nil
+}
+
+// insertAudit inserts the cleaned entry e in tx and sets its Seq.
+func insertAudit(ctx context.Context, tx pgx.Tx, e *state.AuditEntry) error {
+	e.Time = ts(e.Time)
+	var seq int64
+	err := tx.QueryRow(ctx, `INSERT INTO audit (time, actor, org, action, target, detail, addr, outcome, reason)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq`,
+		e.Time, e.Actor, e.Org, e.Action, e.Target, e.Detail, e.Addr, e.Outcome, e.Reason).Scan(&seq)
+	e.Seq = uint64(seq)
+	return err
 }
 
 // AuditLog is bolt.Store.AuditLog.

@@ -81,6 +81,9 @@ func (s *Store) MintKey(req state.MintRequest) (state.Key, string, error) {
 				}
 				continue
 			}
+			if err == nil {
+				s.audit.setTarget(k.ID)
+			}
 			return err
 		}
 	})

@@ -55,6 +55,9 @@ type Store struct {
 	recoverAfter time.Duration
 	timeout      time.Duration
 	now          func() time.Time
+	// audit, on a handle of Audited, is the entry its next write
+	// transaction writes with its change (audit_tx.go).
+	audit *pendingAudit
 }
 
 var _ state.Store = (*Store)(nil)
@@ -237,9 +240,26 @@ func redactErr(err error, raw string) string {
 // tx runs fn in a read-write transaction. It starts again, from nothing,
 // when PostgreSQL aborts the transaction for a deadlock or a
 // serialization failure, or when a pooled connection turns out dead at
-// BEGIN (the server restarted): nothing was done then.
+// BEGIN (the server restarted): nothing was done then. On a handle of
+// Audited it inserts the pending audit entry after fn, in the same
+// transaction.
 func (s *Store) tx(fn func(ctx context.Context, tx pgx.Tx) error) error {
-	return s.inTx(pgx.TxOptions{}, fn)
+	if s.audit == nil || s.audit.done {
+		return s.inTx(pgx.TxOptions{}, fn)
+	}
+	var stored state.AuditEntry
+	err := s.inTx(pgx.TxOptions{}, func(ctx context.Context, tx pgx.Tx) error {
+		if err := fn(ctx, tx); err != nil {
+			return err
+		}
+		var err error
+		stored, err = s.audit.write(ctx, tx, s.clock())
+		return err
+	})
+	if err == nil {
+		*s.audit.e, s.audit.done = stored, true
+	}
+	return err
 }
 
 // view runs fn in a read-only transaction that sees one snapshot.

@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) Env) {
 		{"DailyCeiling", testDailyCeiling},
 		{"ConcurrentAnswers", testConcurrentAnswers},
 		{"Audit", testAudit},
+		{"AuditedChange", testAuditedChange},
 		{"ConcurrentCharges", testConcurrentCharges},
 	}
 	for _, tc := range tests {
@@ -809,6 +810,56 @@ func testAudit(t *testing.T, e Env) {
 	}
 	if last, _ := s.AuditLog("", 1); len(last) != 1 || last[0] != b {
 		t.Fatalf("AuditLog(limit 1): %+v", last)
+	}
+}
+
+// testAuditedChange: a change made through Audited and its audit
+// entry are committed together or not at all. The fault between them is
+// an entry the store refuses (no actor), which it finds only after the
+// change, in the same transaction.
+func testAuditedChange(t *testing.T, e Env) {
+	s := e.Store
+	ok := func(action, org, target string) *state.AuditEntry {
+		return &state.AuditEntry{Time: T0, Actor: "operator", Org: org, Action: action, Target: target, Outcome: state.AuditOK}
+	}
+	add := ok("org.add", "acme", "acme")
+	if _, err := s.Audited(add).AddOrg(state.Org{ID: "acme", Created: T0}); err != nil {
+		t.Fatal(err)
+	}
+	if add.Seq == 0 {
+		t.Fatalf("AddOrg through Audited: entry not set as stored: %+v", add)
+	}
+	mint := ok("key.mint", "acme", "dashboard")
+	k, _, err := s.Audited(mint).MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Name: "dashboard", Now: T0})
+	must(t, err)
+	if mint.Target != k.ID || mint.Seq <= add.Seq {
+		t.Fatalf("MintKey through Audited: entry %+v, key %s", mint, k.ID)
+	}
+
+	// The fault: the change is made, then its entry cannot be written.
+	bad := ok("org.credits", "acme", "acme")
+	bad.Actor = ""
+	_, _, err = s.Audited(bad).AddCredits("acme", 50, "invoice 1", T0)
+	wantErr(t, err, state.ErrInvalid, "AddCredits with an entry the log refuses")
+	if o, err := s.Org("acme"); err != nil || o.Credits != 0 {
+		t.Fatalf("the change stayed without its entry: %+v, %v", o, err)
+	}
+	// A change that fails writes no entry.
+	dup := ok("org.add", "acme", "acme")
+	_, err = s.Audited(dup).AddOrg(state.Org{ID: "acme", Created: T0})
+	wantErr(t, err, state.ErrExists, "AddOrg of an existing organisation")
+	if dup.Seq != 0 {
+		t.Fatalf("a refused change wrote its entry: %+v", dup)
+	}
+	log, err := s.AuditLog("", 0)
+	must(t, err)
+	if len(log) != 2 || log[0] != *mint || log[1] != *add {
+		t.Fatalf("audit log %+v, want the mint and the org.add", log)
+	}
+	// The handle writes its entry once; the store itself writes none.
+	grant(t, s, "acme", 5)
+	if log, _ := s.AuditLog("", 0); len(log) != 2 {
+		t.Fatalf("a change without Audited wrote an entry: %+v", log)
 	}
 }
 
