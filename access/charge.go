@@ -3,15 +3,47 @@ package access
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
 	"frameindex/state"
 )
 
+// FramesPerUnit is the number of frames one per-query price pays for: a
+// per-query dataset costs its price for every started FramesPerUnit frames
+// whose values a request reads (Price).
+const FramesPerUnit = 100
+
+// Price is the one price rule of a per-query dataset, whatever the door
+// (data call, question call, OGC items and tiles, the console's Explore):
+// perQueryPrice for every started FramesPerUnit frames whose values are
+// read, so 1 to 100 frames cost perQueryPrice, 101 to 200 twice that. A
+// merged tile counts the frames its cells summarise. Reading no frame
+// costs nothing. The product saturates at math.MaxInt64 (a charge that
+// large is then left out, never wrapped round to a small one).
+func Price(perQueryPrice int64, frames int) int64 {
+	if frames <= 0 || perQueryPrice <= 0 {
+		return 0
+	}
+	units := int64((frames-1)/FramesPerUnit + 1)
+	if perQueryPrice > math.MaxInt64/units {
+		return math.MaxInt64
+	}
+	return perQueryPrice * units
+}
+
+// Ask is what Charge is asked to debit for per-query dataset d (its
+// Price, the licence's per-query price) when a request reads frames of
+// its frames: Price's amount, with the frame count for the ledger.
+func Ask(d state.Dataset, frames int) state.DatasetPrice {
+	return state.DatasetPrice{ID: d.ID, Price: Price(d.Price, frames), Frames: frames}
+}
+
 // PerQuery returns the per-query datasets that contributed and are neither
-// charged nor left out yet, in ascending id order, with their prices: what
-// the data call asks Charge to debit.
+// charged nor left out yet, in ascending id order, with what each costs by
+// Price for the frames it records something on: what the data call asks
+// Charge to debit.
 func (a *Answer) PerQuery() []state.DatasetPrice {
 	return a.perQuery(func(string) bool { return true })
 }
@@ -27,7 +59,10 @@ func (a *Answer) perQuery(pick func(id string) bool) []state.DatasetPrice {
 	for i, st := range a.State {
 		d := &a.Access[i].Dataset
 		if a.Access[i].PerQuery && st.Contributed && !st.Charged && !st.LeftOut && pick(d.ID) {
-			asks = append(asks, state.DatasetPrice{ID: d.ID, Price: d.Price})
+			// A dataset that contributed without a requested frame's record
+			// (a question's nearest feature, found beyond the selection)
+			// counts one frame read.
+			asks = append(asks, Ask(*d, max(st.Frames, 1)))
 		}
 	}
 	return asks

@@ -75,6 +75,7 @@ type Entry struct {
 // State is what a request learnt about one readable dataset.
 type State struct {
 	Contributed bool // it records something on a requested frame
+	Frames      int  // the requested frames it records something on: the frames whose values are read (Price)
 	Used        int  // features shown so far
 	LeftOut     bool // per query, and the credits did not cover it
 	Charged     bool
@@ -223,6 +224,7 @@ func (a *Answer) entry(fr uint64, d *bolt.DatasetFrame) (e Entry, ok bool, err e
 		return e, false, nil // records nothing here
 	}
 	a.State[ds].Contributed = true
+	a.State[ds].Frames++
 	return e, true, nil
 }
 

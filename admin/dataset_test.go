@@ -516,7 +516,7 @@ func TestOps_DatasetsAndLicences(t *testing.T) {
 		t.Fatalf("price: %+v", d)
 	}
 	l := do(OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: state.LicencePerQuery}).(state.Licence)
-	wantL := state.Licence{OrgID: "buyer", Dataset: "pop", Mode: state.LicencePerQuery, Granted: time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)}
+	wantL := state.Licence{OrgID: "buyer", Dataset: "pop", Mode: state.LicencePerQuery, Granted: time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC), Price: 3, Priced: true}
 	if !reflect.DeepEqual(l, wantL) {
 		t.Fatalf("grant: %+v, want %+v", l, wantL)
 	}

@@ -47,6 +47,10 @@ type MarketList struct {
 type LicenceAcquire struct {
 	OrgID   string `json:"org"`
 	Dataset string `json:"dataset"`
+	// Terms are the terms the buyer saw; when they are not the offer's
+	// any more, nothing is licensed or charged (state.ErrTermsChanged).
+	// Nil accepts the offer as it is.
+	Terms *state.Terms `json:"terms,omitempty"`
 }
 
 // Acquired is the result of LicenceAcquire: the licence and, for a
@@ -128,7 +132,7 @@ func (o *Ops) AcquireLicence(ctx context.Context, a LicenceAcquire) (_ Acquired,
 	if err := o.inCatalogue(a.Dataset); err != nil {
 		return Acquired{}, err
 	}
-	l, e, err := au.state().LicenseOffer(a.OrgID, a.Dataset, o.now())
+	l, e, err := au.state().LicenseOffer(a.OrgID, a.Dataset, a.Terms, o.now())
 	if err != nil {
 		return Acquired{}, err
 	}

@@ -123,6 +123,11 @@ type KeyMint struct {
 	Name     string   `json:"name,omitempty"`
 	Datasets []string `json:"datasets,omitempty"`
 	TTL      string   `json:"ttl,omitempty"`
+	// ForMember binds the key to the person minting it (the actor of the
+	// call's context, a signed-in member; never a name given here), as the
+	// key their Explore map runs on (state.Key.Member). The operator at
+	// the command line cannot mint one.
+	ForMember bool `json:"forMember,omitempty"`
 }
 
 // KeyList lists the keys of one organisation, or all when OrgID is empty.
@@ -340,7 +345,14 @@ func (o *Ops) MintKey(ctx context.Context, a KeyMint) (_ Minted, err error) {
 			return Minted{}, err
 		}
 	}
-	k, secret, err := au.state().MintKey(state.MintRequest{OrgID: a.OrgID, Preset: a.Preset, Name: a.Name,
+	var member string
+	if a.ForMember {
+		act := actorOf(ctx)
+		if member = act.User; member == "" || member == Operator || act.Org != a.OrgID {
+			return Minted{}, fmt.Errorf("%w: a member's Explore key is minted by the member, signed in to the web application in organisation %s", state.ErrInvalid, a.OrgID)
+		}
+	}
+	k, secret, err := au.state().MintKey(state.MintRequest{OrgID: a.OrgID, Preset: a.Preset, Name: a.Name, Member: member,
 		Datasets: a.Datasets, TTL: ttl, Now: o.now()})
 	if err != nil {
 		return Minted{}, err

@@ -24,6 +24,7 @@ type keyRecord struct {
 	ID       string             `json:"id"`
 	OrgID    string             `json:"org"`
 	Name     string             `json:"name,omitempty"`
+	Member   string             `json:"member,omitempty"`
 	Preset   string             `json:"preset"`
 	Caps     []state.Capability `json:"caps"`
 	Datasets []string           `json:"datasets,omitempty"`
@@ -35,7 +36,7 @@ type keyRecord struct {
 
 func recordOf(k state.Key) keyRecord {
 	r := keyRecord{
-		ID: k.ID, OrgID: k.OrgID, Name: k.Name, Preset: k.Preset, Caps: k.Caps, Datasets: k.Datasets,
+		ID: k.ID, OrgID: k.OrgID, Name: k.Name, Member: k.Member, Preset: k.Preset, Caps: k.Caps, Datasets: k.Datasets,
 		Digest: hex.EncodeToString(k.Digest[:]), Created: k.Created, Expires: k.Expires,
 	}
 	if !k.Revoked.IsZero() {
@@ -53,7 +54,7 @@ func decodeKey(id string, v []byte) (state.Key, error) {
 		return state.Key{}, err
 	}
 	k := state.Key{
-		ID: r.ID, OrgID: r.OrgID, Name: r.Name, Preset: r.Preset, Caps: r.Caps, Datasets: r.Datasets,
+		ID: r.ID, OrgID: r.OrgID, Name: r.Name, Member: r.Member, Preset: r.Preset, Caps: r.Caps, Datasets: r.Datasets,
 		Created: r.Created, Expires: r.Expires,
 	}
 	if r.Revoked != nil {
@@ -123,7 +124,7 @@ func (s *Store) MintKey(req state.MintRequest) (state.Key, string, error) {
 	}
 	now = now.Round(0).UTC()
 	k := state.Key{
-		OrgID: req.OrgID, Name: req.Name, Preset: req.Preset,
+		OrgID: req.OrgID, Name: req.Name, Member: req.Member, Preset: req.Preset,
 		Caps: slices.Clone(caps), Datasets: datasets,
 		Created: now, Expires: now.Add(ttl),
 	}

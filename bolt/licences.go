@@ -28,6 +28,8 @@ func (s *Store) decodeLicence(k, v []byte) (state.Licence, error) {
 		err = fmt.Errorf("record is for %s/%s", l.OrgID, l.Dataset)
 	case state.CheckLicenceMode(l.Mode) != nil:
 		err = fmt.Errorf("unknown mode %q", l.Mode)
+	case l.Price < 0:
+		err = fmt.Errorf("negative price %d", l.Price)
 	}
 	if err != nil {
 		return state.Licence{}, state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: licence %q: %v", s.path, k, err)
@@ -36,8 +38,9 @@ func (s *Store) decodeLicence(k, v []byte) (state.Licence, error) {
 }
 
 // GrantLicence lets org read dataset in mode (replacing an earlier licence).
-// mode is LicenceSubscription (flat) or LicencePerQuery (the dataset's
-// price in credits per request it contributes to). now is the grant's time
+// mode is LicenceSubscription (flat, nothing debited) or LicencePerQuery
+// (the dataset's price now, recorded on the licence, per started 100
+// frames read; later price changes do not reach it). now is the grant's time
 // (zero means the current time). It returns the licence as stored.
 //
 // Errors: ErrInvalid for an unknown mode or when org owns the dataset (an
@@ -50,7 +53,7 @@ func (s *Store) GrantLicence(orgID, dataset, mode string, now time.Time) (state.
 	if now.IsZero() {
 		now = s.clock()
 	}
-	l := state.Licence{OrgID: orgID, Dataset: dataset, Mode: mode, Granted: now.Round(0).UTC()}
+	l := state.Licence{OrgID: orgID, Dataset: dataset, Mode: mode, Granted: now.Round(0).UTC(), Priced: true}
 	err := s.update(func(tx *bbolt.Tx) error {
 		if _, err := s.getOrg(tx, orgID); err != nil {
 			return err
@@ -61,6 +64,9 @@ func (s *Store) GrantLicence(orgID, dataset, mode string, now time.Time) (state.
 		}
 		if err := state.CheckNotOwner(orgID, d); err != nil {
 			return err
+		}
+		if mode == state.LicencePerQuery {
+			l.Price = d.Price
 		}
 		b, err := tx.CreateBucketIfNotExists(bucketLicences)
 		if err != nil {
@@ -154,9 +160,9 @@ func (s *Store) Readable(k state.Key) ([]state.Access, error) {
 		if err != nil {
 			return err
 		}
-		mode := make(map[string]string, len(lic))
+		mode := make(map[string]state.Licence, len(lic))
 		for _, l := range lic {
-			mode[l.Dataset] = l.Mode
+			mode[l.Dataset] = l
 		}
 		all, err := s.allDatasets(tx)
 		if err != nil {

@@ -39,9 +39,9 @@ func TestStore_GrantLicence(t *testing.T) {
 		wantAfter []state.Licence // beta's licences after the call
 	}{
 		{name: "per query", org: "beta", ds: "pop", mode: state.LicencePerQuery,
-			wantAfter: []state.Licence{{OrgID: "beta", Dataset: "pop", Mode: state.LicencePerQuery, Granted: later}, {OrgID: "beta", Dataset: "roads", Mode: state.LicenceSubscription, Granted: testNow.Round(0)}}},
+			wantAfter: []state.Licence{{OrgID: "beta", Dataset: "pop", Mode: state.LicencePerQuery, Granted: later, Price: 1, Priced: true}, {OrgID: "beta", Dataset: "roads", Mode: state.LicenceSubscription, Granted: testNow.Round(0), Priced: true}}},
 		{name: "replace", org: "beta", ds: "roads", mode: state.LicencePerQuery,
-			wantAfter: []state.Licence{{OrgID: "beta", Dataset: "roads", Mode: state.LicencePerQuery, Granted: later}}},
+			wantAfter: []state.Licence{{OrgID: "beta", Dataset: "roads", Mode: state.LicencePerQuery, Granted: later, Price: 3, Priced: true}}},
 		{name: "own dataset", org: "beta", ds: "health", mode: state.LicenceSubscription, wantErr: state.ErrInvalid,
 			text: "organisation beta owns dataset health"},
 		{name: "unknown mode", org: "beta", ds: "pop", mode: "flat", wantErr: state.ErrInvalid,
@@ -61,10 +61,10 @@ func TestStore_GrantLicence(t *testing.T) {
 					t.Fatalf("GrantLicence error = %v, want %v", err, tt.wantErr)
 				}
 				assertErrText(t, err, tt.text)
-				tt.wantAfter = []state.Licence{{OrgID: "beta", Dataset: "roads", Mode: state.LicenceSubscription, Granted: testNow.Round(0)}}
+				tt.wantAfter = []state.Licence{{OrgID: "beta", Dataset: "roads", Mode: state.LicenceSubscription, Granted: testNow.Round(0), Priced: true}}
 			} else if err != nil {
 				t.Fatal(err)
-			} else if want := (state.Licence{OrgID: tt.org, Dataset: tt.ds, Mode: tt.mode, Granted: later}); l != want {
+			} else if want := tt.wantAfter[0]; l != want {
 				t.Errorf("GrantLicence = %+v, want %+v", l, want)
 			}
 			got, err := s.Licences("beta")

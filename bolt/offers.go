@@ -133,7 +133,8 @@ func (s *Store) Offers() ([]state.Listing, error) {
 }
 
 // LicenseOffer licenses an offered dataset to orgID on the offer's terms,
-// in one transaction: the licence (in the offer's mode) and, for a
+// in one transaction: the licence (in the offer's mode, with its price
+// recorded: later price changes do not reach it) and, for a
 // subscription with a price, the debit of that price from the
 // organisation's balance with the ledger entry (kind LedgerLicence) that
 // records it. A crash leaves all or nothing: a licence never exists
@@ -144,8 +145,10 @@ func (s *Store) Offers() ([]state.Listing, error) {
 // that is not offered (private); ErrInvalid when orgID owns the dataset or
 // has fewer credits than the price (nothing is written); ErrExists when
 // orgID already holds a licence for the dataset (revoke it first to change
-// its terms); ErrCorrupt.
-func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (state.Licence, *state.LedgerEntry, error) {
+// its terms); ErrTermsChanged when seen, the terms the buyer saw (nil:
+// whatever they are now), are not the offer's (nothing is written);
+// ErrCorrupt.
+func (s *Store) LicenseOffer(orgID, dataset string, seen *state.Terms, now time.Time) (state.Licence, *state.LedgerEntry, error) {
 	if now.IsZero() {
 		now = s.clock()
 	}
@@ -179,8 +182,11 @@ func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (state.Licenc
 		if lb.Get(k) != nil {
 			return state.Errorf(state.ErrExists, "organisation %s already holds a licence for dataset %s", orgID, dataset)
 		}
+		if o.Mode == state.OfferPerQuery {
+			o.Price = d.Price // as Offers shows it
+		}
 		var e *state.LedgerEntry
-		if l, org, e, err = state.DecideLicence(org, dataset, o, now); err != nil {
+		if l, org, e, err = state.DecideLicence(org, dataset, o, seen, now); err != nil {
 			return err
 		}
 		if e != nil {

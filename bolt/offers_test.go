@@ -46,7 +46,7 @@ func TestStore_LicenseOffer(t *testing.T) {
 				}
 			}
 			before, _ := s.Ledger("gamma", 0)
-			l, e, err := s.LicenseOffer(tt.org, "roads", testNow)
+			l, e, err := s.LicenseOffer(tt.org, "roads", nil, testNow)
 			after, _ := s.Ledger("gamma", 0)
 			lic, _ := s.Licences("gamma")
 			o, _ := s.Org("gamma")
@@ -75,7 +75,7 @@ func TestStore_LicenseOffer(t *testing.T) {
 				e.Kind != state.LedgerLicence || e.Credits != -tt.wantDebt || e.Dataset != "roads"):
 				t.Errorf("ledger entry %+v, ledger %v; want a debit of %d for roads", e, after, tt.wantDebt)
 			}
-			if _, _, err := s.LicenseOffer(tt.org, "roads", testNow); !errors.Is(err, state.ErrExists) {
+			if _, _, err := s.LicenseOffer(tt.org, "roads", nil, testNow); !errors.Is(err, state.ErrExists) {
 				t.Errorf("licensing twice: error %v, want ErrExists", err)
 			}
 		})
@@ -114,7 +114,7 @@ func TestStore_Offers(t *testing.T) {
 		t.Fatalf("Offers = %+v", ls)
 	}
 	// Withdrawing keeps the licences already granted.
-	if _, _, err := s.LicenseOffer("gamma", "pop", testNow); err != nil {
+	if _, _, err := s.LicenseOffer("gamma", "pop", nil, testNow); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.WithdrawOffer("pop"); err != nil {

@@ -39,7 +39,7 @@ func fillFile(t *testing.T, f *bolt.Store) (secret string) {
 	}
 	_, err = f.SetOffer(state.Offer{Dataset: "roads", Mode: state.OfferSubscription, Price: 3, LicenceText: "terms"}, t0)
 	must(err)
-	_, _, err = f.LicenseOffer("acme", "roads", t0)
+	_, _, err = f.LicenseOffer("acme", "roads", nil, t0)
 	must(err)
 	_, err = f.GrantLicence("acme", "pop", state.LicencePerQuery, t0)
 	must(err)

@@ -7,6 +7,7 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"sync"
 
+	"frameindex/access"
 	"frameindex/admin"
 	"frameindex/state"
 )
@@ -144,7 +146,7 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (state.Key, error) {
 	e.mu.Unlock()
 	if id != "" {
 		k, err := s.state.Key(id)
-		if err == nil && k.OrgID == rq.org && k.Active(now) == nil {
+		if err == nil && k.OrgID == rq.org && k.Member == rq.user && k.Active(now) == nil {
 			return k, nil
 		}
 		if err != nil && !errors.Is(err, state.ErrNotFound) {
@@ -161,7 +163,9 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (state.Key, error) {
 	}
 	var found state.Key
 	for _, k := range keys {
-		if k.Name == consoleKeyName(rq.user) && k.Active(now) == nil && k.Created.After(found.Created) {
+		// By the member it was minted for, never by its name: anyone who
+		// mints keys can name one "console: <login>".
+		if k.Member == rq.user && k.Active(now) == nil && k.Created.After(found.Created) {
 			found = k
 		}
 	}
@@ -170,7 +174,7 @@ func (s *Server) exploreKey(r *http.Request, mint bool) (state.Key, error) {
 		return state.Key{}, state.ErrNotFound
 	}
 	if found.ID == "" {
-		m, err := s.ops.MintKey(s.as(r), admin.KeyMint{OrgID: rq.org, Preset: "full", Name: consoleKeyName(rq.user), TTL: consoleKeyTTL})
+		m, err := s.ops.MintKey(s.as(r), admin.KeyMint{OrgID: rq.org, Preset: "full", Name: consoleKeyName(rq.user), TTL: consoleKeyTTL, ForMember: true})
 		if err != nil {
 			return state.Key{}, err
 		}
@@ -520,6 +524,15 @@ func (s *Server) handleBreaks(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if a.perQuery {
+		// Colour steps summarise every frame of the dataset: by the price
+		// rule (access.Price) they would cost the whole dataset's frames,
+		// so they are refused rather than given free or charged unasked.
+		writeJSONError(w, http.StatusForbidden, "forbidden", fmt.Sprintf(
+			"dataset %s is licensed to your organisation per query: colour steps summarise all %s of its frames, which would be charged as %s credits, so the map does not compute them. Click frames or select an area to read its values (charged per %d frames read), or license it by subscription",
+			ds, state.GroupDigits(int64(a.frames)), state.GroupDigits(access.Price(a.price, a.frames)), access.FramesPerUnit))
+		return
+	}
 	br, err := s.explore.breaks.get(s.store, a)
 	if err != nil {
 		s.log.Error("console: computing colour steps failed", "dataset", ds, "attr", attr, "err", err)
@@ -547,7 +560,8 @@ func (s *Server) readableAttr(w http.ResponseWriter, r *http.Request, ds, attr s
 		}
 		for _, at := range a.Dataset.Attributes {
 			if at.Name == attr && at.Type == state.TypeNumber {
-				return attrRef{dataset: ds, version: a.Dataset.Version, name: attr, sum: at.Aggregation == "sum"}, true
+				return attrRef{dataset: ds, version: a.Dataset.Version, name: attr, sum: at.Aggregation == "sum",
+					perQuery: a.PerQuery, price: a.Dataset.Price, frames: a.Dataset.Frames}, true
 			}
 		}
 	}

@@ -45,7 +45,7 @@ func BenchmarkExploreTile(b *testing.B) {
 	con := New(Config{Ops: &admin.Ops{Store: store}, FlushEvery: time.Hour})
 	defer con.Close()
 	con.Wrap(&fakeAPI{body: "x"})
-	if _, _, err := store.MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Name: consoleKeyName("mo")}); err != nil {
+	if _, _, err := store.MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Name: consoleKeyName("mo"), Member: "mo"}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

@@ -21,9 +21,9 @@ import (
 // memory. They read the datasets the person's Explore key reads; places
 // and boundaries only those read without charge (owned, or licensed by
 // subscription), since a scan of a whole dataset is not a request anyone
-// could be charged for fairly. Colour steps of a per-query
-// dataset are computed too: they disclose six numbers, and the map's
-// tiles of that dataset are charged as the API charges them.
+// could be charged for fairly. Colour steps of a per-query dataset are
+// refused: they summarise every frame of it, which the price rule
+// (access.Price) would charge as reading the whole dataset.
 
 // placeKinds are the category or text attributes a place is searched by,
 // with the kind shown.
@@ -336,6 +336,10 @@ type attrRef struct {
 	version int
 	name    string
 	sum     bool
+
+	perQuery bool  // licensed per query: no colour steps (handleBreaks)
+	price    int64 // the per-query price
+	frames   int   // frames with a record
 }
 
 // breaks are a choropleth's colour steps: classes of about as many

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"frameindex/bolt"
 	"frameindex/grid"
@@ -323,6 +324,32 @@ func TestExplore_RevokedKeyStopsTheMap(t *testing.T) {
 	}
 }
 
+// TestExplore_KeyBoundToMember: a key an administrator mints with the
+// name "console: mo" is never the key mo's map runs on; the map's key is
+// found by the member it was minted for.
+func TestExplore_KeyBoundToMember(t *testing.T) {
+	f, api := exploreFixture(t)
+	planted, _, err := f.store.MintKey(state.MintRequest{OrgID: "acme", Preset: "full", Name: "console: mo", Now: fixtureStart.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.signedIn("mo")
+	c.openExplore()
+	if res, body := c.get("/console/explore/api/data?ids=1"); res.StatusCode != http.StatusOK {
+		t.Fatalf("map: %d %s", res.StatusCode, body)
+	}
+	used := api.last(t).key
+	if used.ID == planted.ID || used.Member != "mo" {
+		t.Fatalf("mo's map ran on key %s (member %q); the planted look-alike is %s", used.ID, used.Member, planted.ID)
+	}
+	// Another member's map never takes mo's key either.
+	other := f.signedIn("olu")
+	other.openExplore()
+	if res, _ := other.get("/console/explore/api/data?ids=1"); res.StatusCode != http.StatusOK || api.last(t).key.ID == used.ID || api.last(t).key.Member != "olu" {
+		t.Fatalf("olu's map ran on %+v", api.last(t).key)
+	}
+}
+
 func TestExplore_NoBasicChallenge(t *testing.T) {
 	f, api := exploreFixture(t)
 	api.status, api.body = http.StatusUnauthorized, `{"code":"invalid_key","description":"x"}`
@@ -414,6 +441,22 @@ func TestExplore_BreaksPlaces(t *testing.T) {
 	r.openExplore()
 	if res, body := r.get("/console/explore/breaks?dataset=pop&attr=people"); res.StatusCode != 404 {
 		t.Errorf("rival reads acme's breaks: %d %s", res.StatusCode, body)
+	}
+	// Licensed per query, the colour steps (which summarise all 16 frames)
+	// are refused, free or charged: the answer says what they would cost,
+	// and no credit moves.
+	if _, err := f.store.GrantLicence("rival", "pop", state.LicencePerQuery, fixtureStart); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.store.AddCredits("rival", 10, "test", fixtureStart); err != nil {
+		t.Fatal(err)
+	}
+	res, body := r.get("/console/explore/breaks?dataset=pop&attr=people")
+	if res.StatusCode != 403 || apiError(t, body) != "forbidden" || !strings.Contains(body, "licensed to your organisation per query") || strings.Contains(body, `"breaks"`) {
+		t.Errorf("per-query breaks: %d %s", res.StatusCode, body)
+	}
+	if o, _ := f.store.Org("rival"); o.Credits != 10 {
+		t.Errorf("per-query breaks moved credits: %d left", o.Credits)
 	}
 	// Without a key (never opened Explore) the calls say what to do.
 	n := f.signedIn("ada")

@@ -280,7 +280,11 @@ type confirmData struct {
 	Button        string
 	Cancel        string // where cancelling goes
 	Danger        bool
+	Hidden        []hiddenField // carried by the confirming form
 }
+
+// hiddenField is a hidden input of a confirming form.
+type hiddenField struct{ Name, Value string }
 
 func (s *Server) handleRevokeForm(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)

@@ -268,19 +268,35 @@ func (s *Server) handleLicenseForm(w http.ResponseWriter, r *http.Request) {
 		s.marketError(w, r, state.ErrNotFound)
 		return
 	}
-	text := "Your organisation's keys may then read it; each request it contributes to costs " + creditText(l.Price) + "."
+	s.licenseConfirm(w, r, http.StatusOK, "License "+id+" from "+l.Info.Owner+"?", "", l)
+}
+
+// licenseConfirm renders the confirmation of licensing l on its terms,
+// which the form carries (mode and price): the licence is granted only on
+// those (handleLicense). before, when not empty, opens the text.
+func (s *Server) licenseConfirm(w http.ResponseWriter, r *http.Request, status int, heading, before string, l state.Listing) {
+	rq := requestOf(r)
+	text := "Your organisation's keys may then read it; each request costs " + creditText(l.Price) + " for every started 100 frames whose values it reads."
 	if l.Mode == state.OfferSubscription {
 		text = creditText(l.Price) + " will be taken from " + rq.org + "'s balance now; its keys may then read it with no charge per request."
 	}
 	if l.LicenceText != "" {
 		text += " By licensing it you accept its terms: " + l.LicenceText
 	}
+	if before != "" {
+		text = before + " " + text
+	}
 	p := s.newPage(r, "License dataset", "market")
-	p.Data = confirmData{Heading: "License " + id + " from " + l.Info.Owner + "?", Text: text,
-		Action: Prefix + "market/license/" + url.PathEscape(id), Button: "License dataset", Cancel: Prefix + "market"}
-	s.render(w, r, http.StatusOK, "confirm", p)
+	p.Data = confirmData{Heading: heading, Text: text,
+		Action: Prefix + "market/license/" + url.PathEscape(l.Dataset), Button: "License dataset", Cancel: Prefix + "market",
+		Hidden: []hiddenField{{"mode", l.Mode}, {"price", strconv.FormatInt(l.Price, 10)}}}
+	s.render(w, r, status, "confirm", p)
 }
 
+// handleLicense licenses a dataset on the terms the confirmation showed
+// (its form's mode and price). When the offer changed in between, nothing
+// is licensed or charged: the page says the terms changed, shows the old
+// and the new, and asks again.
 func (s *Server) handleLicense(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)
 	id := r.PathValue("id")
@@ -288,7 +304,31 @@ func (s *Server) handleLicense(w http.ResponseWriter, r *http.Request) {
 		s.deny(w, r, admin.OpLicenceAcquire, id, "only admins and owners license datasets")
 		return
 	}
-	if _, err := s.ops.AcquireLicence(s.as(r), admin.LicenceAcquire{OrgID: rq.org, Dataset: id}); err != nil {
+	price, err := strconv.ParseInt(r.PostFormValue("price"), 10, 64)
+	mode := r.PostFormValue("mode")
+	if err != nil || price < 0 || (mode != state.OfferPerQuery && mode != state.OfferSubscription) {
+		s.errorPage(w, r, http.StatusBadRequest, "Not done",
+			"The form did not say the terms you agreed to; nothing was licensed or charged. Open the dataset in the marketplace and license it from there.")
+		return
+	}
+	seen := state.Terms{Mode: mode, Price: price}
+	_, err = s.ops.AcquireLicence(s.as(r), admin.LicenceAcquire{OrgID: rq.org, Dataset: id, Terms: &seen})
+	if errors.Is(err, state.ErrTermsChanged) {
+		l, ok, lerr := s.offerOf(r, rq.org, id)
+		if lerr != nil {
+			s.fail(w, r, lerr)
+			return
+		}
+		if !ok {
+			s.errorPage(w, r, http.StatusConflict, "The terms changed",
+				"You agreed to "+seen.String()+", but the dataset has since been withdrawn from the marketplace. Nothing was licensed or charged.")
+			return
+		}
+		s.licenseConfirm(w, r, http.StatusConflict, "The terms changed",
+			"You agreed to "+seen.String()+"; the seller has since changed the offer to "+l.Terms().String()+". Nothing was licensed or charged. License "+id+" on the new terms?", l)
+		return
+	}
+	if err != nil {
 		s.marketError(w, r, err)
 		return
 	}

@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -120,13 +121,13 @@ func TestServer_MarketLicensing(t *testing.T) {
 	}{
 		{name: "another organisation cannot offer acme's dataset", c: rivo, path: "/console/market/offers/pop",
 			form: url.Values{"mode": {state.OfferPerQuery}, "price": {"0"}}, want: http.StatusNotFound},
-		{name: "a private dataset cannot be licensed", c: rivo, path: "/console/market/license/pop", want: http.StatusNotFound},
+		{name: "a private dataset cannot be licensed", c: rivo, path: "/console/market/license/pop", form: url.Values{"mode": {state.OfferSubscription}, "price": {"5"}}, want: http.StatusNotFound},
 		{name: "bad price", c: olu, path: "/console/market/offers/pop", form: url.Values{"mode": {state.OfferSubscription}, "price": {"-1"}}, want: http.StatusBadRequest},
 		{name: "bad mode", c: olu, path: "/console/market/offers/pop", form: url.Values{"mode": {"free"}}, want: http.StatusBadRequest},
 		{name: "owner offers", c: olu, path: "/console/market/offers/pop",
 			form: url.Values{"mode": {state.OfferSubscription}, "price": {"5"}, "licence": {"Attribution required"}}, want: http.StatusSeeOther},
-		{name: "an owner cannot license its own", c: olu, path: "/console/market/license/pop", want: http.StatusBadRequest},
-		{name: "too few credits", c: rivo, path: "/console/market/license/pop", want: http.StatusBadRequest, check: func(t *testing.T) {
+		{name: "an owner cannot license its own", c: olu, path: "/console/market/license/pop", form: url.Values{"mode": {state.OfferSubscription}, "price": {"5"}}, want: http.StatusBadRequest},
+		{name: "too few credits", c: rivo, path: "/console/market/license/pop", form: url.Values{"mode": {state.OfferSubscription}, "price": {"5"}}, want: http.StatusBadRequest, check: func(t *testing.T) {
 			if ls, _ := f.store.Licences("rival"); len(ls) != 0 {
 				t.Errorf("licence without payment: %v", ls)
 			}
@@ -134,7 +135,8 @@ func TestServer_MarketLicensing(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{name: "licensed", c: rivo, path: "/console/market/license/pop", want: http.StatusSeeOther, check: func(t *testing.T) {
+		{name: "without the terms seen", c: rivo, path: "/console/market/license/pop", want: http.StatusBadRequest},
+		{name: "licensed", c: rivo, path: "/console/market/license/pop", form: url.Values{"mode": {state.OfferSubscription}, "price": {"5"}}, want: http.StatusSeeOther, check: func(t *testing.T) {
 			o, entries, _ := f.store.OrgLedger("rival", 0)
 			if ls, _ := f.store.Licences("rival"); len(ls) != 1 || ls[0].Mode != state.LicenceSubscription {
 				t.Errorf("licences: %v", ls)
@@ -143,7 +145,7 @@ func TestServer_MarketLicensing(t *testing.T) {
 				t.Errorf("balance %d, last entry %+v", o.Credits, last)
 			}
 		}},
-		{name: "twice", c: rivo, path: "/console/market/license/pop", want: http.StatusConflict},
+		{name: "twice", c: rivo, path: "/console/market/license/pop", form: url.Values{"mode": {state.OfferSubscription}, "price": {"5"}}, want: http.StatusConflict},
 		{name: "another organisation cannot withdraw", c: rivo, path: "/console/market/offers/pop/withdraw", want: http.StatusNotFound},
 		{name: "owner withdraws", c: olu, path: "/console/market/offers/pop/withdraw", want: http.StatusSeeOther, check: func(t *testing.T) {
 			if ls, _ := f.store.Licences("rival"); len(ls) != 1 {
@@ -186,5 +188,70 @@ func TestServer_MarketLicensing(t *testing.T) {
 	_, body = rivo.get("/console/market")
 	if !strings.Contains(body, "pop: subscription") {
 		t.Errorf("licences held not listed")
+	}
+}
+
+var hiddenRe = regexp.MustCompile(`<input type="hidden" name="(mode|price)" value="([^"]*)">`)
+
+// termsForm returns the terms the licence confirmation at path carries.
+func termsForm(t *testing.T, body string) url.Values {
+	t.Helper()
+	form := url.Values{}
+	for _, m := range hiddenRe.FindAllStringSubmatch(body, -1) {
+		form.Set(m[1], m[2])
+	}
+	if form.Get("mode") == "" || form.Get("price") == "" {
+		t.Fatalf("the licence confirmation carries no terms:\n%s", body)
+	}
+	return form
+}
+
+// TestServer_MarketTermsChanged: the seller turns a 1-credit per-query
+// offer into a 900-credit subscription between the buyer's confirmation
+// page and its confirming: nothing is licensed or charged, and the page
+// says the terms changed, with the old and the new.
+func TestServer_MarketTermsChanged(t *testing.T) {
+	f := marketFixture(t)
+	olu := f.signedIn("olu")
+	if _, err := f.store.SetOffer(state.Offer{Dataset: "roads", Mode: state.OfferPerQuery, Price: 1}, fixtureStart); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.store.AddCredits("acme", 1000, "test", fixtureStart); err != nil {
+		t.Fatal(err)
+	}
+	_, page := olu.get("/console/market/license/roads")
+	form := termsForm(t, page)
+	if form.Get("mode") != state.OfferPerQuery || form.Get("price") != "1" {
+		t.Fatalf("terms on the page: %v", form)
+	}
+	if _, err := f.store.SetOffer(state.Offer{Dataset: "roads", Mode: state.OfferSubscription, Price: 900}, fixtureStart); err != nil {
+		t.Fatal(err)
+	}
+	res, body := olu.change("/console/market/license/roads", "/console/market/license/roads", form)
+	if res.StatusCode != http.StatusConflict {
+		t.Fatalf("status %d, want 409\n%s", res.StatusCode, body)
+	}
+	for _, want := range []string{"The terms changed", "You agreed to 1 credit per query", "a subscription for 900 credits", "Nothing was licensed or charged"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the terms-changed page lacks %q:\n%s", want, body)
+		}
+	}
+	if ls, _ := f.store.Licences("acme"); len(ls) != 0 {
+		t.Fatalf("licensed on changed terms: %+v", ls)
+	}
+	o, entries, _ := f.store.OrgLedger("acme", 0)
+	if o.Credits != 1000 || len(entries) != 1 {
+		t.Fatalf("the terms race moved credits: balance %d, ledger %+v", o.Credits, entries)
+	}
+	// The page offers the new terms; confirming them licenses at 900.
+	res, body = olu.change("/console/market/license/roads", "/console/market/license/roads", termsForm(t, body))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("confirming the new terms: %d\n%s", res.StatusCode, body)
+	}
+	if o, _ := f.store.Org("acme"); o.Credits != 100 {
+		t.Fatalf("balance after the subscription: %d", o.Credits)
+	}
+	if ls, _ := f.store.Licences("acme"); len(ls) != 1 || ls[0].Mode != state.LicenceSubscription || ls[0].Price != 900 {
+		t.Fatalf("licence: %+v", ls)
 	}
 }

@@ -159,6 +159,9 @@ func TestE2E_DataCall(t *testing.T) {
 	})
 	t.Run("50 parallel requests against credits for 10", func(t *testing.T) {
 		mustCLI(t, "dataset", "price", "roads", "--credits", "1", "--data", data)
+		// acme's licence keeps the 2 credits it was granted at; granted
+		// again, it takes the new price.
+		mustCLI(t, "licence", "grant", "--data", data, "--org", "acme", "--dataset", "roads", "--mode", "per_query")
 		// The balance is 1 after the calls above; make it 10.
 		mustCLI(t, "org", "credits", "acme", "--add", "9", "--note", "parallel test", "--data", data)
 		_, key := mintKey(t, data, "acme", "full")

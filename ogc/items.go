@@ -292,7 +292,7 @@ func narrowed(key state.Key, id string) state.Key {
 
 // attrPage writes a page of the frames a dataset records something on,
 // with its attributes, read through package access; a per-query dataset
-// is charged once for the page when it carries any of its values.
+// is charged by the price rule for the page's frames that carry its values.
 func (s *Server) attrPage(rq *request, g Grid, c collection, iq itemsQuery, p *page) (string, error) {
 	d := c.dataset()
 	ids, more, err := s.pageFrames(g, d, iq)
@@ -326,8 +326,9 @@ func (s *Server) attrPage(rq *request, g Grid, c collection, iq itemsQuery, p *p
 	return strconv.FormatUint(ids[len(ids)-1], 10), nil
 }
 
-// charge charges the per-query datasets that contributed to ans, once for
-// what (a page, a tile, an item). When the organisation's credits do not
+// charge charges the per-query datasets that contributed to ans for
+// what (a page, a tile, an item), by package access's price rule: the
+// frames whose values ans read. When the organisation's credits do not
 // cover one, nothing is answered: 402 insufficient_credits, and nothing
 // was charged for it.
 func (s *Server) charge(rq *request, ans *access.Answer, what string) error {
@@ -342,23 +343,36 @@ func (s *Server) charge(rq *request, ans *access.Answer, what string) error {
 	if len(leftOut) == 0 {
 		return nil
 	}
-	price := int64(0)
+	var ask state.DatasetPrice
 	for _, a := range asks {
 		if a.ID == leftOut[0] {
-			price = a.Price
+			ask = a
 		}
 	}
 	return newError(http.StatusPaymentRequired, codeInsufficientCredits,
-		"dataset %s is licensed to organisation %s per query, at %d credits for each %s that carries its values, and the organisation's credits do not cover this %s; nothing was charged. Every other collection keeps working; an administrator can add credits (frameindex org credits %s --add N)",
-		leftOut[0], rq.key.OrgID, price, what, what, rq.key.OrgID)
+		"dataset %s is licensed to organisation %s per query, at %d credits for every started %d frames whose values are read; this %s reads %d frames, %d credits, and the organisation's credits do not cover it; nothing was charged. Every other collection keeps working; an administrator can add credits (frameindex org credits %s --add N)",
+		leftOut[0], rq.key.OrgID, access.Price(ask.Price, 1), access.FramesPerUnit, what, ask.Frames, ask.Price, rq.key.OrgID)
 }
 
-// chargeDataset charges dataset acc once for what, when it is per query
-// and contributed, through package access (features are read page by page
+// chargeDataset charges dataset acc for what, when it is per query and
+// frames of its frames were read (a merged tile: the frames its cells
+// summarise), through package access (features are read page by page
 // rather than through access.Read, which caps them per request).
-func (s *Server) chargeDataset(rq *request, acc state.Access, contributed bool, what string) error {
-	ans := &access.Answer{Access: []state.Access{acc}, State: []access.State{{Contributed: contributed}}}
+func (s *Server) chargeDataset(rq *request, acc state.Access, frames int, what string) error {
+	ans := &access.Answer{Access: []state.Access{acc}, State: []access.State{{Contributed: frames > 0, Frames: frames}}}
 	return s.charge(rq, ans, what)
+}
+
+// featureFrames counts the frames that hold fs, in frame order as pages
+// list them.
+func featureFrames(fs []storedFeature) int {
+	n := 0
+	for i := range fs {
+		if i == 0 || fs[i].key.Frame != fs[i-1].key.Frame {
+			n++
+		}
+	}
+	return n
 }
 
 // storedFeature is one feature of a page, copied out of the store.
@@ -400,13 +414,13 @@ func (s *Server) pageFeatures(g Grid, d *state.Dataset, iq itemsQuery) ([]stored
 }
 
 // featurePage writes a page of a dataset's features; a per-query dataset
-// is charged once for a page that holds any.
+// is charged for the frames holding the page's features.
 func (s *Server) featurePage(rq *request, g Grid, c collection, iq itemsQuery, p *page) (string, error) {
 	fs, next, err := s.pageFeatures(g, c.dataset(), iq)
 	if err != nil {
 		return "", err
 	}
-	if err := s.chargeDataset(rq, c.acc, len(fs) > 0, "page"); err != nil {
+	if err := s.chargeDataset(rq, c.acc, featureFrames(fs), "page"); err != nil {
 		return "", err
 	}
 	p.open()
@@ -487,7 +501,7 @@ func (s *Server) handleItem(rq *request) error {
 		if len(fs) == 0 || fs[0].key != k {
 			return notFound("collection %s has no item %s", quote(c.id), quote(fid))
 		}
-		if err := s.chargeDataset(rq, c.acc, true, "item"); err != nil {
+		if err := s.chargeDataset(rq, c.acc, 1, "item"); err != nil {
 			return err
 		}
 		b = appendStoredFeature(nil, fs[0])

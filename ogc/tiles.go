@@ -237,7 +237,8 @@ func drawFrame(t *mvt.Tile, sh grid.Shape) bool {
 // attrTile draws the frames a dataset records something on, with its
 // attributes, read through package access; below frameZoom, on a lattice
 // grid, cells of merged frames with aggregated values. A per-query dataset
-// is charged once for a tile that carries its values.
+// is charged by package access's price rule for the frames whose values
+// the tile reads (merged: the frames its cells summarise).
 func (s *Server) attrTile(rq *request, g Grid, c collection, t *mvt.Tile, tl *tiling) error {
 	d := c.dataset()
 	box := tileBox(t)
@@ -297,7 +298,7 @@ func (s *Server) mergedTile(rq *request, g Grid, c collection, t *mvt.Tile, box 
 		return err
 	}
 	if !tl.charged {
-		if err := s.chargeDataset(rq, c.acc, true, "tile"); err != nil {
+		if err := s.chargeDataset(rq, c.acc, n, "tile"); err != nil {
 			return err
 		}
 		tl.charged = true
@@ -307,7 +308,7 @@ func (s *Server) mergedTile(rq *request, g Grid, c collection, t *mvt.Tile, box 
 }
 
 // featureTile draws a dataset's features held on frames in and around the
-// tile; a per-query dataset is charged once for a tile that holds any.
+// tile; a per-query dataset is charged for the frames holding them.
 func (s *Server) featureTile(rq *request, g Grid, c collection, t *mvt.Tile) error {
 	box := tileBox(t)
 	box.MinLon -= featureMargin
@@ -333,7 +334,7 @@ func (s *Server) featureTile(rq *request, g Grid, c collection, t *mvt.Tile) err
 	if t.Len() == 0 {
 		return nil
 	}
-	return s.chargeDataset(rq, c.acc, true, "tile")
+	return s.chargeDataset(rq, c.acc, featureFrames(fs), "tile")
 }
 
 // prop is one scalar property of a feature.

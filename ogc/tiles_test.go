@@ -308,6 +308,10 @@ func TestServer_TileTooBigForFrames(t *testing.T) {
 	if _, err := st.GrantLicence("acme", "wide", state.LicencePerQuery, testNow); err != nil {
 		t.Fatal(err)
 	}
+	// The tile summarises about 1,500 frames: by the price rule, 16 credits.
+	if _, _, err := st.AddCredits("acme", 100, "test", testNow); err != nil {
+		t.Fatal(err)
+	}
 	f := newServer(st, index.NewLattice(runs))
 	layers, r := f.tile(t, bearer(secretAcmeFull), "/ogc/collections/wide/tiles/WebMercatorQuad/10/486/533", false)
 	if r.status != 200 {
@@ -321,6 +325,9 @@ func TestServer_TileTooBigForFrames(t *testing.T) {
 	for _, e := range es {
 		if e.Kind == "charge" {
 			charges++
+			if e.Credits != -16 || e.Note != "1,505 frames read" {
+				t.Errorf("charge %+v: want 16 credits for 1,505 frames read", e)
+			}
 		}
 	}
 	if charges != 1 {

@@ -19,6 +19,10 @@ var (
 	// reached, or this month's allowance and its credits are spent. The
 	// answer is then given without wording.
 	ErrNoAllowance = errors.New("no worded answers left")
+
+	// ErrTermsChanged is returned by LicenseOffer when the offer's terms
+	// are not those the buyer saw: nothing is licensed or charged.
+	ErrTermsChanged = errors.New("the terms changed")
 )
 
 // Errors of a presented secret (Keyring.Lookup, Key.Active). Their messages

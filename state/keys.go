@@ -65,10 +65,15 @@ type Key struct {
 	Preset   string
 	Caps     []Capability
 	Datasets []string // narrowed to these datasets; empty = all readable
-	Digest   [32]byte
-	Created  time.Time
-	Expires  time.Time
-	Revoked  time.Time // zero when not revoked
+	// Member is the user name of the member whose Explore map the key
+	// serves: set only when the console mints it for the signed-in person
+	// (admin.KeyMint.ForMember), never from a name anyone types. "" for
+	// every other key.
+	Member  string
+	Digest  [32]byte
+	Created time.Time
+	Expires time.Time
+	Revoked time.Time // zero when not revoked
 }
 
 // Has reports whether the key carries capability c.
@@ -167,6 +172,7 @@ type MintRequest struct {
 	OrgID    string        // organisation the key acts for; must exist
 	Preset   string        // a name in Presets
 	Name     string        // optional label shown in listings
+	Member   string        // the member whose Explore map the key serves (Key.Member)
 	Datasets []string      // optional narrowing to these dataset ids
 	TTL      time.Duration // lifetime; zero means DefaultTTL
 	Now      time.Time     // creation time; zero means now
@@ -288,7 +294,7 @@ func PrepareKey(req MintRequest, now time.Time, random io.Reader) (Key, string, 
 		return Key{}, "", err
 	}
 	k := Key{
-		ID: id, OrgID: req.OrgID, Name: req.Name, Preset: req.Preset,
+		ID: id, OrgID: req.OrgID, Name: req.Name, Member: req.Member, Preset: req.Preset,
 		Caps: slices.Clone(caps), Datasets: datasets, Digest: Digest(secret),
 		Created: now, Expires: now.Add(ttl),
 	}

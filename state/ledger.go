@@ -12,9 +12,10 @@ import (
 const (
 	LedgerGrant  = "grant"  // credits added by an administrator
 	LedgerAdjust = "adjust" // credits removed by an administrator
-	// LedgerCharge is a per-query dataset charge: Credits is minus the
-	// dataset's price, and KeyID, Dataset and RequestID say what was
-	// charged.
+	// LedgerCharge is a per-query dataset charge: Credits is minus what
+	// the price rule asked (the licence's price per started 100 frames
+	// read), KeyID, Dataset and RequestID say what was charged, and Note
+	// the frames read.
 	LedgerCharge = "charge"
 	// LedgerAnswer and LedgerRefund are a worded answer paid in credits
 	// (Credits minus its cost) and the refund of one whose wording was

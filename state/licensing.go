@@ -52,12 +52,35 @@ const (
 	LicencePerQuery     = "per_query"
 )
 
-// Licence lets an organisation read another's dataset.
+// Licence lets an organisation read another's dataset, on the terms it
+// was granted on: later price changes apply to new licences only.
 type Licence struct {
 	OrgID   string    `json:"org"`
 	Dataset string    `json:"dataset"`
 	Mode    string    `json:"mode"`
 	Granted time.Time `json:"granted"`
+	// Price is the price agreed, when Priced: per query, the credits
+	// charged per started 100 frames read (package access's Price);
+	// subscription, the credits paid when licensed. A licence granted
+	// before prices were recorded is not Priced and pays the dataset's
+	// current price.
+	Price  int64 `json:"price,omitempty"`
+	Priced bool  `json:"priced,omitempty"`
+}
+
+// Terms are what a buyer agrees to when licensing an offer: its mode and
+// price (per query, per started 100 frames read; subscription, paid once).
+type Terms struct {
+	Mode  string `json:"mode"`
+	Price int64  `json:"price"`
+}
+
+// String says the terms in words, for a page or an error.
+func (t Terms) String() string {
+	if t.Mode == OfferPerQuery || t.Mode == LicencePerQuery {
+		return CreditsText(t.Price) + " per query (per started 100 frames read)"
+	}
+	return "a subscription for " + CreditsText(t.Price) + ", paid once when licensed"
 }
 
 // CheckLicenceMode is GrantLicence's check of a mode. Errors: ErrInvalid.
@@ -76,10 +99,13 @@ type Access struct {
 	PerQuery bool
 }
 
-// DatasetPrice names a per-query dataset and its price for Charge.
+// DatasetPrice names a per-query dataset and what Charge debits for it
+// (package access's Price), with the frames whose values were read, which
+// the ledger entry records (0: not counted).
 type DatasetPrice struct {
-	ID    string
-	Price int64
+	ID     string
+	Price  int64
+	Frames int
 }
 
 // Offer modes: how an organisation offers one of its datasets to the
@@ -101,6 +127,9 @@ type Offer struct {
 	LicenceText string    `json:"licenceText,omitempty"` // the terms a licensee accepts
 	Updated     time.Time `json:"updated"`
 }
+
+// Terms returns the offer's terms.
+func (o Offer) Terms() Terms { return Terms{Mode: o.Mode, Price: o.Price} }
 
 // Listing is an offer with the dataset it offers, for the catalogue.
 type Listing struct {

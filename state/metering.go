@@ -74,13 +74,25 @@ func DecideCharge(o Org, keyID, requestID string, sorted []DatasetPrice, at time
 			c.Org.Credits -= d.Price
 			c.Entries = append(c.Entries, LedgerEntry{
 				Time: at, Kind: LedgerCharge, Credits: -d.Price, Balance: c.Org.Credits,
-				KeyID: keyID, Dataset: d.ID, RequestID: requestID,
+				KeyID: keyID, Dataset: d.ID, RequestID: requestID, Note: chargeNote(d.Frames),
 			})
 		}
 		c.Counters = append(c.Counters, CounterChange{Name: ChargesCounter(month, d.ID), Count: 1, Credits: d.Price})
 		c.Charged = append(c.Charged, d.ID)
 	}
 	return c
+}
+
+// chargeNote is the note of a per-query charge's ledger entry: the frames
+// whose values were read, when counted.
+func chargeNote(frames int) string {
+	switch {
+	case frames <= 0:
+		return ""
+	case frames == 1:
+		return "1 frame read"
+	}
+	return GroupDigits(int64(frames)) + " frames read"
 }
 
 // CheckReserve applies ReserveAnswer's checks to its arguments and returns
@@ -176,13 +188,20 @@ func DecideRefund(o Org, r Reservation, at time.Time) (Refund, error) {
 }
 
 // DecideLicence is LicenseOffer's rule once the store has found dataset
-// offered as o, not owned nor already licensed by org: the licence, in the
-// offer's mode, granted at at, and, for a subscription with a price, org
-// after the debit of that price and the ledger entry (kind LedgerLicence)
-// recording it. Errors: ErrInvalid when org has fewer credits than the
+// offered as o (a per-query offer with the dataset's current price), not
+// owned nor already licensed by org: the licence, in the offer's mode with
+// its price recorded, granted at at, and, for a subscription with a price,
+// org after the debit of that price and the ledger entry (kind
+// LedgerLicence) recording it. seen, when not nil, are the terms the buyer
+// saw. Errors: ErrTermsChanged when they are not o's (nothing is
+// licensed or charged); ErrInvalid when org has fewer credits than the
 // price.
-func DecideLicence(org Org, dataset string, o Offer, at time.Time) (Licence, Org, *LedgerEntry, error) {
-	l := Licence{OrgID: org.ID, Dataset: dataset, Mode: o.Mode, Granted: at}
+func DecideLicence(org Org, dataset string, o Offer, seen *Terms, at time.Time) (Licence, Org, *LedgerEntry, error) {
+	if seen != nil && *seen != o.Terms() {
+		return Licence{}, Org{}, nil, Errorf(ErrTermsChanged, "the terms of dataset %s changed: you saw %s, it is now offered as %s; nothing was licensed or charged",
+			dataset, seen, o.Terms())
+	}
+	l := Licence{OrgID: org.ID, Dataset: dataset, Mode: o.Mode, Granted: at, Price: o.Price, Priced: true}
 	if o.Mode != OfferSubscription || o.Price <= 0 {
 		return l, org, nil, nil
 	}
@@ -198,21 +217,26 @@ func DecideLicence(org Org, dataset string, o Offer, at time.Time) (Licence, Org
 
 // ReadableBy is Readable's rule: of datasets (in id order), those key k's
 // organisation owns, never charged, and those it holds a licence for
-// (modes maps a dataset id to its licence's mode; PerQuery for a per-query
-// licence), narrowed to k.Datasets when that is not empty. The key's own
+// (licences maps a dataset id to k's organisation's licence; PerQuery for
+// a per-query licence, with the licence's recorded price as the dataset's
+// Price), narrowed to k.Datasets when that is not empty. The key's own
 // state (expiry, revocation) is not checked here.
-func ReadableBy(k Key, datasets []Dataset, modes map[string]string) []Access {
+func ReadableBy(k Key, datasets []Dataset, licences map[string]Licence) []Access {
 	var out []Access
 	for _, d := range datasets {
 		if len(k.Datasets) > 0 && !slices.Contains(k.Datasets, d.ID) {
 			continue
 		}
-		m, licensed := modes[d.ID]
+		l, licensed := licences[d.ID]
 		switch {
 		case d.Owner == k.OrgID:
 			out = append(out, Access{Dataset: d})
 		case licensed:
-			out = append(out, Access{Dataset: d, PerQuery: m == LicencePerQuery})
+			perQuery := l.Mode == LicencePerQuery
+			if perQuery && l.Priced {
+				d.Price = l.Price // the terms agreed, not the current price
+			}
+			out = append(out, Access{Dataset: d, PerQuery: perQuery})
 		}
 	}
 	return out

@@ -151,16 +151,23 @@ func TestDecideRefund(t *testing.T) {
 
 func TestDecideLicence(t *testing.T) {
 	org := Org{ID: "acme", Credits: 5}
-	l, o, e, err := DecideLicence(org, "roads", Offer{Dataset: "roads", Mode: OfferPerQuery, Price: 9}, at)
-	if err != nil || l != (Licence{OrgID: "acme", Dataset: "roads", Mode: OfferPerQuery, Granted: at}) || o != org || e != nil {
+	l, o, e, err := DecideLicence(org, "roads", Offer{Dataset: "roads", Mode: OfferPerQuery, Price: 9}, nil, at)
+	if err != nil || l != (Licence{OrgID: "acme", Dataset: "roads", Mode: OfferPerQuery, Granted: at, Price: 9, Priced: true}) || o != org || e != nil {
 		t.Errorf("per query: %+v, %+v, %+v, %v", l, o, e, err)
 	}
-	l, o, e, err = DecideLicence(org, "roads", Offer{Dataset: "roads", Mode: OfferSubscription, Price: 5}, at)
+	l, o, e, err = DecideLicence(org, "roads", Offer{Dataset: "roads", Mode: OfferSubscription, Price: 5}, &Terms{OfferSubscription, 5}, at)
 	if err != nil || l.Mode != LicenceSubscription || o.Credits != 0 ||
 		e == nil || *e != (LedgerEntry{Time: at, Kind: LedgerLicence, Credits: -5, Balance: 0, Dataset: "roads", Note: "subscription to dataset roads"}) {
 		t.Errorf("subscription: %+v, %+v, %+v, %v", l, o, e, err)
 	}
-	_, _, _, err = DecideLicence(org, "roads", Offer{Dataset: "roads", Mode: OfferSubscription, Price: 6}, at)
+	// The terms race: the buyer saw 1 credit per query; the offer is now a
+	// 900-credit subscription.
+	_, o, e, err = DecideLicence(Org{ID: "acme", Credits: 1000}, "roads", Offer{Dataset: "roads", Mode: OfferSubscription, Price: 900}, &Terms{OfferPerQuery, 1}, at)
+	if !errors.Is(err, ErrTermsChanged) || e != nil || o.Credits != 0 ||
+		!strings.Contains(err.Error(), "you saw 1 credit per query (per started 100 frames read), it is now offered as a subscription for 900 credits") {
+		t.Errorf("terms changed: %+v, %v", e, err)
+	}
+	_, _, _, err = DecideLicence(org, "roads", Offer{Dataset: "roads", Mode: OfferSubscription, Price: 6}, nil, at)
 	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "organisation acme has 5 credits; the subscription to dataset roads costs 6 credits") {
 		t.Errorf("too dear: %v", err)
 	}
@@ -171,9 +178,12 @@ func TestDecideLicence(t *testing.T) {
 
 func TestReadableBy(t *testing.T) {
 	ds := []Dataset{{ID: "a", Owner: "acme"}, {ID: "b", Owner: "other"}, {ID: "c", Owner: "other"}, {ID: "d", Owner: "other"}}
-	modes := map[string]string{"a": LicencePerQuery, "b": LicencePerQuery, "c": LicenceSubscription}
+	ds[2].Price = 7
+	modes := map[string]Licence{"a": {Mode: LicencePerQuery}, "b": {Mode: LicencePerQuery, Price: 3, Priced: true}, "c": {Mode: LicenceSubscription, Price: 9, Priced: true}}
 	got := ReadableBy(Key{OrgID: "acme"}, ds, modes)
-	want := []Access{{Dataset: ds[0]}, {Dataset: ds[1], PerQuery: true}, {Dataset: ds[2]}}
+	b := ds[1]
+	b.Price = 3 // the licence's price, not the dataset's
+	want := []Access{{Dataset: ds[0]}, {Dataset: b, PerQuery: true}, {Dataset: ds[2]}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ReadableBy = %+v, want %+v", got, want)
 	}

@@ -36,7 +36,7 @@ type Licensing interface {
 	Offers() ([]Listing, error)
 	SetOffer(o Offer, now time.Time) (Offer, error)
 	WithdrawOffer(dataset string) error
-	LicenseOffer(orgID, dataset string, now time.Time) (Licence, *LedgerEntry, error)
+	LicenseOffer(orgID, dataset string, seen *Terms, now time.Time) (Licence, *LedgerEntry, error)
 	// Readable is what key k may read (access.Store).
 	Readable(k Key) ([]Access, error)
 }

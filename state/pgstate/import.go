@@ -166,9 +166,9 @@ func (s *Store) Import(src Source) (ImportCounts, error) {
 			if !k.Revoked.IsZero() {
 				revoked = &k.Revoked
 			}
-			rows = append(rows, []any{k.ID, k.OrgID, k.Name, k.Preset, caps, ds, k.Digest[:], k.Created, k.Expires, revoked})
+			rows = append(rows, []any{k.ID, k.OrgID, k.Name, k.Preset, caps, ds, k.Digest[:], k.Created, k.Expires, revoked, k.Member})
 		}
-		if err := copyRows("keys", []string{"id", "org", "name", "preset", "caps", "datasets", "digest", "created", "expires", "revoked"}, rows); err != nil {
+		if err := copyRows("keys", []string{"id", "org", "name", "preset", "caps", "datasets", "digest", "created", "expires", "revoked", "member"}, rows); err != nil {
 			return err
 		}
 		// COPY fires the keys' statement trigger: the key version moves.
@@ -182,9 +182,13 @@ func (s *Store) Import(src Source) (ImportCounts, error) {
 		}
 		rows = nil
 		for _, l := range licences {
-			rows = append(rows, []any{l.OrgID, l.Dataset, l.Mode, l.Granted})
+			var price *int64
+			if l.Priced {
+				price = &l.Price
+			}
+			rows = append(rows, []any{l.OrgID, l.Dataset, l.Mode, l.Granted, price})
 		}
-		if err := copyRows("licences", []string{"org", "dataset", "mode", "granted"}, rows); err != nil {
+		if err := copyRows("licences", []string{"org", "dataset", "mode", "granted", "price"}, rows); err != nil {
 			return err
 		}
 		rows = nil

@@ -10,14 +10,14 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-const keyColumns = "id, org, name, preset, caps, datasets, digest, created, expires, revoked"
+const keyColumns = "id, org, name, preset, caps, datasets, digest, created, expires, revoked, member"
 
 func scanKey(r pgx.Row) (state.Key, error) {
 	var k state.Key
 	var caps []string
 	var digest []byte
 	var revoked *time.Time
-	if err := r.Scan(&k.ID, &k.OrgID, &k.Name, &k.Preset, &caps, &k.Datasets, &digest, &k.Created, &k.Expires, &revoked); err != nil {
+	if err := r.Scan(&k.ID, &k.OrgID, &k.Name, &k.Preset, &caps, &k.Datasets, &digest, &k.Created, &k.Expires, &revoked, &k.Member); err != nil {
 		return state.Key{}, err
 	}
 	if len(digest) != len(k.Digest) {
@@ -73,8 +73,8 @@ func (s *Store) MintKey(req state.MintRequest) (state.Key, string, error) {
 			if err != nil {
 				return err
 			}
-			_, err = tx.Exec(ctx, "INSERT INTO keys ("+keyColumns+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL)",
-				k.ID, k.OrgID, k.Name, k.Preset, caps, ds, k.Digest[:], k.Created, k.Expires)
+			_, err = tx.Exec(ctx, "INSERT INTO keys ("+keyColumns+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, $10)",
+				k.ID, k.OrgID, k.Name, k.Preset, caps, ds, k.Digest[:], k.Created, k.Expires, k.Member)
 			if pgCode(err) == codeUniqueViolation && try < 10 {
 				if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT mint"); err != nil {
 					return err

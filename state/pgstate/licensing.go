@@ -50,14 +50,18 @@ func (s *Store) Licences(orgID string) ([]state.Licence, error) {
 				return err
 			}
 		}
-		rows, err := tx.Query(ctx, "SELECT org, dataset, mode, granted FROM licences WHERE $1 = '' OR org = $1", orgID)
+		rows, err := tx.Query(ctx, "SELECT org, dataset, mode, granted, price FROM licences WHERE $1 = '' OR org = $1", orgID)
 		if err != nil {
 			return err
 		}
 		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (state.Licence, error) {
 			var l state.Licence
-			err := r.Scan(&l.OrgID, &l.Dataset, &l.Mode, &l.Granted)
+			var price *int64
+			err := r.Scan(&l.OrgID, &l.Dataset, &l.Mode, &l.Granted, &price)
 			l.Granted = l.Granted.UTC()
+			if price != nil {
+				l.Price, l.Priced = *price, true
+			}
 			return l, err
 		})
 		return err
@@ -72,34 +76,34 @@ func (s *Store) Licences(orgID string) ([]state.Licence, error) {
 	return out, nil
 }
 
-// licensable checks that organisation orgID may license dataset, one of
-// the catalogue's that it does not own. Errors: those of dataset;
-// state.ErrInvalid for the owner.
-func (s *Store) licensable(orgID, dataset string) error {
-	d, err := s.dataset(dataset)
-	if err != nil {
-		return err
-	}
-	return state.CheckNotOwner(orgID, d)
-}
-
 // GrantLicence is bolt.Store.GrantLicence; the dataset is looked up in the
 // node's file.
 func (s *Store) GrantLicence(orgID, dataset, mode string, now time.Time) (state.Licence, error) {
 	if err := state.CheckLicenceMode(mode); err != nil {
 		return state.Licence{}, err
 	}
-	l := state.Licence{OrgID: orgID, Dataset: dataset, Mode: mode, Granted: s.nowOr(now)}
+	l := state.Licence{OrgID: orgID, Dataset: dataset, Mode: mode, Granted: s.nowOr(now), Priced: true}
 	err := s.tx(func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := getOrg(ctx, tx, orgID); err != nil {
 			return err
 		}
-		if err := s.licensable(orgID, dataset); err != nil {
+		d, err := s.dataset(dataset)
+		if err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO licences (org, dataset, mode, granted) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (org, dataset) DO UPDATE SET mode = excluded.mode, granted = excluded.granted`,
-			l.OrgID, l.Dataset, l.Mode, l.Granted)
+		if err := state.CheckNotOwner(orgID, d); err != nil {
+			return err
+		}
+		if mode == state.LicencePerQuery {
+			// The dataset's price now: the prices table's, or the node's.
+			l.Price = d.Price
+			if err := tx.QueryRow(ctx, "SELECT price FROM prices WHERE dataset = $1", dataset).Scan(&l.Price); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO licences (org, dataset, mode, granted, price) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (org, dataset) DO UPDATE SET mode = excluded.mode, granted = excluded.granted, price = excluded.price`,
+			l.OrgID, l.Dataset, l.Mode, l.Granted, l.Price)
 		return err
 	})
 	if err != nil {
@@ -245,7 +249,7 @@ func (s *Store) WithdrawOffer(dataset string) error {
 // LicenseOffer is bolt.Store.LicenseOffer: the licence and the debit of a
 // subscription's price in one transaction under the organisation's row
 // lock.
-func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (state.Licence, *state.LedgerEntry, error) {
+func (s *Store) LicenseOffer(orgID, dataset string, seen *state.Terms, now time.Time) (state.Licence, *state.LedgerEntry, error) {
 	at := s.nowOr(now)
 	var l state.Licence
 	var entry *state.LedgerEntry
@@ -255,16 +259,26 @@ func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (state.Licenc
 		if err != nil {
 			return err
 		}
-		if err := s.licensable(orgID, dataset); err != nil {
+		d, err := s.dataset(dataset)
+		if err != nil {
+			return err
+		}
+		if err := state.CheckNotOwner(orgID, d); err != nil {
 			return err
 		}
 		var o state.Offer
-		err = tx.QueryRow(ctx, "SELECT mode, price FROM offers WHERE dataset = $1 FOR SHARE", dataset).Scan(&o.Mode, &o.Price)
+		var price *int64
+		err = tx.QueryRow(ctx, "SELECT mode, price, (SELECT price FROM prices WHERE dataset = $1) FROM offers WHERE dataset = $1 FOR SHARE", dataset).Scan(&o.Mode, &o.Price, &price)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return state.Errorf(state.ErrNotFound, "dataset %s is not offered in the marketplace", dataset)
 		}
 		if err != nil {
 			return err
+		}
+		if o.Mode == state.OfferPerQuery { // as Offers shows it
+			if o.Price = d.Price; price != nil {
+				o.Price = *price
+			}
 		}
 		var held bool
 		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM licences WHERE org = $1 AND dataset = $2)", orgID, dataset).Scan(&held); err != nil {
@@ -275,7 +289,7 @@ func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (state.Licenc
 		}
 		var paid state.Org
 		var e *state.LedgerEntry
-		if l, paid, e, err = state.DecideLicence(org.Org, dataset, o, at); err != nil {
+		if l, paid, e, err = state.DecideLicence(org.Org, dataset, o, seen, at); err != nil {
 			return err
 		}
 		var b pgx.Batch
@@ -285,7 +299,7 @@ func (s *Store) LicenseOffer(orgID, dataset string, now time.Time) (state.Licenc
 			org.save(&b)
 			entry = e
 		}
-		b.Queue("INSERT INTO licences (org, dataset, mode, granted) VALUES ($1, $2, $3, $4)", l.OrgID, l.Dataset, l.Mode, l.Granted)
+		b.Queue("INSERT INTO licences (org, dataset, mode, granted, price) VALUES ($1, $2, $3, $4, $5)", l.OrgID, l.Dataset, l.Mode, l.Granted, l.Price)
 		return run(ctx, tx, &b)
 	})
 	if err != nil {
@@ -308,24 +322,27 @@ func (s *Store) Readable(k state.Key) ([]state.Access, error) {
 	if err != nil {
 		return nil, err
 	}
-	mode := map[string]string{}
+	mode := map[string]state.Licence{}
 	prices := map[string]int64{}
 	ctx, cancel := s.ctx()
 	defer cancel()
 	for attempt := 0; ; attempt++ {
 		// One statement, outside a transaction: the licences and prices
 		// it reads are one snapshot.
-		rows, err := s.pool.Query(ctx, `SELECT true, dataset, mode, 0::bigint FROM licences WHERE org = $1
+		rows, err := s.pool.Query(ctx, `SELECT true, dataset, mode, price FROM licences WHERE org = $1
 			UNION ALL SELECT false, dataset, '', price FROM prices`, k.OrgID)
 		if err == nil {
 			var lic bool
 			var id, m string
-			var p int64
+			var p *int64
 			_, err = pgx.ForEachRow(rows, []any{&lic, &id, &m, &p}, func() error {
-				if lic {
-					mode[id] = m
-				} else {
-					prices[id] = p
+				switch {
+				case lic && p != nil:
+					mode[id] = state.Licence{Mode: m, Price: *p, Priced: true}
+				case lic:
+					mode[id] = state.Licence{Mode: m}
+				case p != nil:
+					prices[id] = *p
 				}
 				return nil
 			})

@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) Env) {
 		{"KeyUses", testKeyUses},
 		{"Licences", testLicences},
 		{"Offers", testOffers},
+		{"Terms", testTerms},
 		{"Charge", testCharge},
 		{"Answers", testAnswers},
 		{"AnswersFromCredits", testAnswersFromCredits},
@@ -293,6 +294,17 @@ func testKeys(t *testing.T, e Env) {
 		t.Fatalf("Lookup of a revoked key: %v", err)
 	}
 	_ = k3
+	// A member's Explore key records the member; a look-alike name does not.
+	mk, _, err := s.MintKey(state.MintRequest{OrgID: "other", Preset: "full", Name: "console: mo", Member: "mo", Now: T0})
+	must(t, err)
+	fake, _, err := s.MintKey(state.MintRequest{OrgID: "other", Preset: "full", Name: "console: mo", Now: T0})
+	must(t, err)
+	if got, err := s.Key(mk.ID); err != nil || got.Member != "mo" {
+		t.Fatalf("Key of a member's key: %+v %v", got, err)
+	}
+	if got, err := s.Key(fake.ID); err != nil || got.Member != "" {
+		t.Fatalf("Key of a look-alike: %+v %v", got, err)
+	}
 }
 
 func testKeyUses(t *testing.T, e Env) {
@@ -389,12 +401,19 @@ func testLicences(t *testing.T, e Env) {
 	wantErr(t, err, state.ErrInvalid, "SetPrice below zero")
 	_, err = s.SetPrice("nothing", 1)
 	wantErr(t, err, state.ErrNotFound, "SetPrice of an unknown dataset")
-	if got := accessOf(t, s, key); got != "mine@5 pop@7/pq roads@1" {
+	// The licence keeps the price it was granted at; a new one pays the new.
+	if got := accessOf(t, s, key); got != "mine@5 pop@2/pq roads@1" {
 		t.Fatalf("Readable after SetPrice: %q", got)
+	}
+	addOrg(t, s, "later")
+	_, err = s.GrantLicence("later", "pop", state.LicencePerQuery, T0)
+	must(t, err)
+	if got := accessOf(t, s, state.Key{OrgID: "later"}); got != "pop@7/pq" {
+		t.Fatalf("Readable of a licence granted after SetPrice: %q", got)
 	}
 	ls, err := s.Licences("")
 	must(t, err)
-	if len(ls) != 2 || ls[0].Dataset != "pop" || ls[1].Dataset != "roads" {
+	if len(ls) != 3 || ls[0].Dataset != "pop" || ls[0].Price != 2 || !ls[0].Priced || ls[1].Dataset != "roads" || ls[2].OrgID != "later" || ls[2].Price != 7 {
 		t.Fatalf("Licences: %+v", ls)
 	}
 	_, err = s.Licences("nobody")
@@ -407,6 +426,62 @@ func testLicences(t *testing.T, e Env) {
 	if got := accessOf(t, s, state.Key{}); got != "" {
 		t.Fatalf("Readable of a key without organisation: %q", got)
 	}
+}
+
+// testTerms: a licence is granted only on the terms the buyer saw, and
+// keeps them when the seller changes its price.
+func testTerms(t *testing.T, e Env) {
+	s := e.Store
+	addDatasets(t, e)
+	grant(t, s, "acme", 1000)
+	addOrg(t, s, "late")
+	grant(t, s, "late", 1000)
+	_, err := s.SetOffer(state.Offer{Dataset: "roads", Mode: state.OfferPerQuery, Price: 1}, T0)
+	must(t, err)
+	list, err := s.Offers()
+	must(t, err)
+	seen := list[0].Terms() // the page the buyer saw: 1 credit per query
+	// The seller re-offers it as a 900-credit subscription before the
+	// buyer confirms: nothing is licensed or charged.
+	_, err = s.SetOffer(state.Offer{Dataset: "roads", Mode: state.OfferSubscription, Price: 900}, T0)
+	must(t, err)
+	_, entry, err := s.LicenseOffer("acme", "roads", &seen, T0)
+	wantErr(t, err, state.ErrTermsChanged, "LicenseOffer after the terms changed")
+	if entry != nil || !strings.Contains(err.Error(), "900 credits") {
+		t.Fatalf("terms changed: %+v %v", entry, err)
+	}
+	if ls, _ := s.Licences("acme"); len(ls) != 0 {
+		t.Fatalf("a licence on changed terms: %+v", ls)
+	}
+	if o, _ := s.Org("acme"); o.Credits != 1000 {
+		t.Fatalf("the terms race charged: balance %d", o.Credits)
+	}
+	// Back to 1 credit per query; licensed on the terms seen.
+	_, err = s.SetOffer(state.Offer{Dataset: "roads", Mode: state.OfferPerQuery, Price: 1}, T0)
+	must(t, err)
+	l, entry, err := s.LicenseOffer("acme", "roads", &seen, T0)
+	must(t, err)
+	if entry != nil || l.Mode != state.LicencePerQuery || l.Price != 1 || !l.Priced {
+		t.Fatalf("LicenseOffer on the terms seen: %+v %+v", l, entry)
+	}
+	// The price rises to 100: acme keeps paying 1, a new licensee pays 100.
+	_, err = s.SetOffer(state.Offer{Dataset: "roads", Mode: state.OfferPerQuery, Price: 100}, T0)
+	must(t, err)
+	_, _, err = s.LicenseOffer("late", "roads", &state.Terms{Mode: state.OfferPerQuery, Price: 100}, T0)
+	must(t, err)
+	if got := accessOf(t, s, state.Key{OrgID: "acme"}); got != "mine@5 roads@1/pq" {
+		t.Fatalf("the existing licensee after a price rise: %q", got)
+	}
+	if got := accessOf(t, s, state.Key{OrgID: "late"}); got != "roads@100/pq" {
+		t.Fatalf("a new licensee after a price rise: %q", got)
+	}
+	ls, err := s.Licences("")
+	must(t, err)
+	if len(ls) != 2 || ls[0].Price != 1 || ls[1].Price != 100 {
+		t.Fatalf("Licences record their prices: %+v", ls)
+	}
+	checkLedger(t, s, "acme")
+	checkLedger(t, s, "late")
 }
 
 func testOffers(t *testing.T, e Env) {
@@ -442,24 +517,24 @@ func testOffers(t *testing.T, e Env) {
 		t.Fatalf("Offers after SetPrice: %+v", list[1])
 	}
 
-	l, entry, err := s.LicenseOffer("acme", "pop", T0)
+	l, entry, err := s.LicenseOffer("acme", "pop", nil, T0)
 	must(t, err)
 	if l.Mode != state.LicenceSubscription || entry == nil || entry.Kind != state.LedgerLicence || entry.Credits != -4 || entry.Balance != 6 || entry.Dataset != "pop" {
 		t.Fatalf("LicenseOffer: %+v %+v", l, entry)
 	}
-	_, _, err = s.LicenseOffer("acme", "pop", T0)
+	_, _, err = s.LicenseOffer("acme", "pop", nil, T0)
 	wantErr(t, err, state.ErrExists, "LicenseOffer twice")
-	l, entry, err = s.LicenseOffer("acme", "roads", T0)
+	l, entry, err = s.LicenseOffer("acme", "roads", nil, T0)
 	must(t, err)
 	if l.Mode != state.LicencePerQuery || entry != nil {
 		t.Fatalf("LicenseOffer per query: %+v %+v", l, entry)
 	}
-	_, _, err = s.LicenseOffer("acme", "mine", T0)
+	_, _, err = s.LicenseOffer("acme", "mine", nil, T0)
 	wantErr(t, err, state.ErrInvalid, "LicenseOffer of an own dataset")
-	_, _, err = s.LicenseOffer("nobody", "pop", T0)
+	_, _, err = s.LicenseOffer("nobody", "pop", nil, T0)
 	wantErr(t, err, state.ErrNotFound, "LicenseOffer for an unknown organisation")
 	addOrg(t, s, "poor")
-	_, _, err = s.LicenseOffer("poor", "pop", T0)
+	_, _, err = s.LicenseOffer("poor", "pop", nil, T0)
 	wantErr(t, err, state.ErrInvalid, "LicenseOffer without the credits")
 	if ls, _ := s.Licences("poor"); len(ls) != 0 {
 		t.Fatalf("a refused LicenseOffer wrote a licence: %+v", ls)
@@ -467,7 +542,7 @@ func testOffers(t *testing.T, e Env) {
 	must(t, s.WithdrawOffer("pop"))
 	must(t, s.WithdrawOffer("pop"))
 	wantErr(t, s.WithdrawOffer("nothing"), state.ErrNotFound, "WithdrawOffer of an unknown dataset")
-	_, _, err = s.LicenseOffer("poor", "pop", T0)
+	_, _, err = s.LicenseOffer("poor", "pop", nil, T0)
 	wantErr(t, err, state.ErrNotFound, "LicenseOffer of a private dataset")
 	if o, err := s.SetOffer(state.Offer{Dataset: "roads", Mode: state.OfferPrivate}, T0); err != nil || o.Mode != state.OfferPrivate {
 		t.Fatalf("SetOffer private: %+v %v", o, err)
