@@ -174,6 +174,8 @@ func (a *Answer) FrameSetInput(p *plan.Plan, q Question, fs insight.FrameSet, co
 		in.Presence[d.ID] = insight.Presence{Frames: frames, Features: features}
 		if frames > 0 {
 			a.State[di].Contributed = true
+			// The price rule (Price) counts the frames read, whichever door.
+			a.State[di].Frames = frames
 		}
 		for _, at := range d.Attributes {
 			if p.Agg == plan.AggProfile || want[d.ID+"."+at.Name] {
