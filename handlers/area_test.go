@@ -188,12 +188,15 @@ func TestServer_HandleFramesInsight_Area(t *testing.T) {
 		math.Abs(d.Area.Km2-km2)/km2 > 0.01 {
 		t.Errorf("box: %+v %v; want 16 frames, %v people, about %v km²", d.Area, *d.Result.Value, want, km2)
 	}
-	// Charges: a per-query dataset read over an area is charged once.
+	// Charges: a per-query dataset read over an area is charged once, by
+	// the one price rule: its price per started 100 frames read (lights
+	// records every frame).
 	before, _ := f.store.Org("o")
 	d = f.ask(t, `{"area":{"place":"Beta"},"question":"average night-time light radiance"}`)
 	after, _ := f.store.Org("o")
-	if len(d.Charged) != 1 || d.Charged[0] != "lights" || after.Credits != before.Credits-1 {
-		t.Errorf("lights: charged %v, credits %d -> %d", d.Charged, before.Credits, after.Credits)
+	price := int64(d.Area.FrameCount+99) / 100
+	if len(d.Charged) != 1 || d.Charged[0] != "lights" || after.Credits != before.Credits-price || price < 1 {
+		t.Errorf("lights: charged %v, credits %d -> %d, want %d less for %d frames", d.Charged, before.Credits, after.Credits, price, d.Area.FrameCount)
 	}
 	d = f.ask(t, `{"area":{"place":"Beta"},"question":"How many people live here?"}`)
 	if again, _ := f.store.Org("o"); len(d.Charged) != 0 || again.Credits != after.Credits {
