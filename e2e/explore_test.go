@@ -5,6 +5,10 @@ import (
 	"context"
 	"fmt"
 	"image/png"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -361,4 +365,57 @@ func TestBrowser_ExploreAsk(t *testing.T) {
 	demo.do(chromedp.ScrollIntoView(chromedp.CSS("#ask")), chromedp.Click(chromedp.CSS("#ask")))
 	demo.waitFor("the answer at a phone's width", `document.getElementById('answer-headline') !== null`, 30*time.Second)
 	demo.shots("explore")
+}
+
+// TestBrowser_CrossPortImageSpendsNothing: a page on another port of the
+// same host (the same site, so SameSite=Strict does not keep the session
+// cookie back) shows <img> tags pointing at the map's charged calls: a
+// tile and the data of a frame of the per-query night lights. The
+// signed-in browser sends them with the cookie, and the server answers
+// them 403 without spending a credit: they carry no proof that the map's
+// own page sent them.
+func TestBrowser_CrossPortImageSpendsNothing(t *testing.T) {
+	srv, data, demo := exploreDemo(t)
+	const lon, lat = 7.4951, 9.0579
+	row, col := grid.CellAt(lat, lon)
+	frame := grid.CellID(row, col)
+	z := 9
+	n := math.Exp2(float64(z))
+	tx := int((lon + 180) / 360 * n)
+	phi := lat * math.Pi / 180
+	ty := int((1 - math.Asinh(math.Tan(phi))/math.Pi) / 2 * n)
+	before := orgCredits(t, data, "demo")
+	ledger := strings.Count(mustCLI(t, "org", "show", "demo", "--data", data), "dataset nightlights")
+	page := fmt.Sprintf(`<!doctype html><title>elsewhere</title>
+<img id="tile" src="%[1]s/console/explore/tiles/nightlights/%[2]d/%[3]d/%[4]d">
+<img id="data" src="%[1]s/console/explore/api/data?ids=%[5]d">
+<img id="key" src="%[1]s/console/explore">`, srv.base, z, ty, tx, frame)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, page)
+	}))
+	defer other.Close()
+	if !strings.HasPrefix(other.URL, "http://127.0.0.1:") || !strings.HasPrefix(srv.base, "http://127.0.0.1:") {
+		t.Fatalf("both servers should be on 127.0.0.1: %s, %s", other.URL, srv.base)
+	}
+	demo.do(chromedp.Navigate(other.URL))
+	demo.waitFor("the images settled", `[...document.images].every(i => i.complete)`, 20*time.Second)
+	time.Sleep(500 * time.Millisecond)
+	if after := orgCredits(t, data, "demo"); after != before {
+		t.Errorf("a page on another port spent %d credits through <img> tags", before-after)
+	}
+	if n := strings.Count(mustCLI(t, "org", "show", "demo", "--data", data), "dataset nightlights"); n != ledger {
+		t.Errorf("%d ledger entries for nightlights, want %d", n, ledger)
+	}
+	// The same calls from the map's own page are answered (and charged).
+	demo.do(chromedp.Navigate(srv.base + "/console/explore"))
+	demo.waitFor("the map loaded", `document.getElementById('explore').dataset.loaded === 'true'`, 30*time.Second)
+	js := fmt.Sprintf(`fetch("/console/explore/api/data?ids=%d", {headers: {"X-CSRF-Token": document.querySelector("input[name=csrf]").value}}).then(r => r.status)`, frame)
+	status := run(demo, chromedp.Evaluate[int](js, chromedp.EvalAwaitPromise))
+	if status != 200 {
+		t.Errorf("the map's own data call: %d", status)
+	}
+	if after := orgCredits(t, data, "demo"); after >= before {
+		t.Errorf("the map's own call of a per-query dataset charged nothing (%d -> %d)", before, after)
+	}
 }
