@@ -84,7 +84,7 @@ func (p *Plan) Detail() string {
 }
 
 var matchWords = map[string]string{"synonym": "a synonym", "stem": "a word stem", "spelling": "a misspelling",
-	"dataset": "the dataset's name", "embedding": "meaning"}
+	"dataset": "the dataset's name", "embedding": "meaning", "capita": "per capita wording"}
 
 func quoteAll(ws []string) string {
 	q := make([]string, len(ws))

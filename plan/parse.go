@@ -98,6 +98,7 @@ type reader struct {
 	perFrame    []int // "per frame"
 	stemExtreme bool  // a measure read from an extreme ("brightest")
 	fromWhich   bool  // the group was read from "which state"
+	denseSup    bool  // "densest", "sparsest": an extreme of density
 }
 
 // ratioRead is "X per (scale) Y" as read.
@@ -108,6 +109,7 @@ type ratioRead struct {
 	yRole  bool // y was read from "per capita" wording, not a mention
 	ym     int
 	yWords []int
+	yMatch string // how y was read: "capita" when no word names it
 }
 
 func (r *reader) read() {
@@ -830,8 +832,15 @@ func (r *reader) values() {
 			continue // a place not read as one ("near a river") stays unread
 		}
 		f := Filter{Op: OpEq, Text: strings.ToLower(m.value)}
-		// "settlement_class = peri-urban", "settlement_class != rural".
+		// A value is read whole with the words hyphenated to it:
+		// "peri-urban" is not "urban" when the selection holds no
+		// peri-urban frame (the catalogue then knows only "urban").
 		var ws []int
+		if a, b := r.hyphenated(m.start, m.end); a < m.start || b > m.end {
+			f.Text = strings.ToLower(r.q[r.ts[a].start : r.ts[b-1].start+len(r.ts[b-1].text)])
+			ws = append(r.claim(a, m.start, RoleFilter), r.claim(m.end, b, RoleFilter)...)
+		}
+		// "settlement_class = peri-urban", "settlement_class != rural".
 		if k := m.start - 1; r.free(k) && (r.low(k) == "=" || r.low(k) == "!=") {
 			if r.low(k) == "!=" {
 				f.Op = OpNe
@@ -864,6 +873,25 @@ func (r *reader) values() {
 			}
 		}
 	}
+}
+
+// hyphenated widens the words [i, j) to the free words joined to them
+// by a single hyphen ("peri-urban"); numbers are not joined.
+func (r *reader) hyphenated(i, j int) (int, int) {
+	joined := func(a, b int) bool {
+		if a < 0 || b >= len(r.ts) || r.ts[a].sym || r.ts[b].sym {
+			return false
+		}
+		end := r.ts[a].start + len(r.ts[a].text)
+		return end < len(r.q) && r.q[end] == '-' && r.ts[b].start == end+1
+	}
+	for i > 0 && r.free(i-1) && !r.ts[i-1].isNum && joined(i-1, i) {
+		i--
+	}
+	for j < len(r.ts) && r.free(j) && !r.ts[j].isNum && joined(j-1, j) {
+		j++
+	}
+	return i, j
 }
 
 func firstWord(f Filter) int {
@@ -927,6 +955,15 @@ func (r *reader) groups() {
 		g.Words = ws
 		r.p.Group = g
 	}
+	// "breakdown of the population by state": a word of grouping away
+	// from its "by" is read with the group.
+	if r.p.Group != nil {
+		for i := range r.ts {
+			if r.free(i) && groupWords[r.low(i)] && r.low(i) != "down" {
+				r.p.Group.Words = append(r.p.Group.Words, r.claim(i, i+1, RoleGroup)...)
+			}
+		}
+	}
 }
 
 // perWords reads densities ("per km²", "per square kilometre", "per
@@ -975,6 +1012,11 @@ func (r *reader) perWords() {
 			case "sparse", "sparsely", "sparser", "sparsest":
 				r.sparse = true
 			}
+			// "densest frame", "sparsest frames": the frames ranked by
+			// their density, not the density of them all.
+			if l := r.low(i); l == "densest" || l == "sparsest" {
+				r.denseSup, r.high = true, l == "densest"
+			}
 		}
 	}
 	// X per (N) Y; per capita.
@@ -1005,12 +1047,14 @@ func (r *reader) perWords() {
 			if mi, ok := r.ix.concept[cPopulation]; ok && mi != x.m {
 				ws := r.claim(i, j, RoleAgg)
 				var yw []int
+				match := "capita"
 				if y := r.mentionAt(j); y != nil {
-					yw = r.take(y, RoleMeasure).Words
+					ym := r.take(y, RoleMeasure)
+					yw, match = ym.Words, ym.Match
 				} else {
 					yw = r.claim(j, j+1, RoleMeasure)
 				}
-				r.ratio = &ratioRead{x: x, scale: scale, words: ws, yRole: true, ym: mi, yWords: yw}
+				r.ratio = &ratioRead{x: x, scale: scale, words: ws, yRole: true, ym: mi, yWords: yw, yMatch: match}
 				break
 			}
 		}
@@ -1021,6 +1065,27 @@ func (r *reader) perWords() {
 			}
 			r.ratio = &ratioRead{x: x, y: y, scale: scale, words: ws}
 			break
+		}
+	}
+	// "how many people does each clinic serve": X per Y, read from
+	// "each/every Y serve(s)" after X.
+	for i := 0; r.ratio == nil && i+2 < n; i++ {
+		if !r.free(i) || r.low(i) != "each" && r.low(i) != "every" {
+			continue
+		}
+		y := r.mentionAt(i + 1)
+		if y == nil || y.role != "" || y.m < 0 || !isNumeric(r.cat.Measures[y.m]) || !serveWords[r.low(y.end)] || !r.free(y.end) {
+			continue
+		}
+		var x *mention
+		for _, m := range r.ms {
+			if m.role == "" && m.m >= 0 && m.m != y.m && m.end <= i && isNumeric(r.cat.Measures[m.m]) {
+				x = m
+			}
+		}
+		if x != nil {
+			ws := append(r.claim(i, i+1, RoleAgg), r.claim(y.end, y.end+1, RoleAgg)...)
+			r.ratio = &ratioRead{x: x, y: y, scale: 1, words: ws}
 		}
 	}
 	// ratio of X to Y, X to Y ratio.
@@ -1054,6 +1119,9 @@ func (r *reader) perWords() {
 		}
 	}
 }
+
+// serveWords end "each clinic serves": a ratio of the measure before.
+var serveWords = set("serve", "serves", "served", "cover", "covers")
 
 // anyWord reports a free word of ws.
 func (r *reader) anyWord(ws map[string]bool) bool {
@@ -1159,6 +1227,9 @@ func (r *reader) aggregations() {
 	if r.sparse && len(r.extreme) == 0 && len(r.dense) > 0 {
 		r.high = false
 	}
+	if r.denseSup && len(r.extreme) == 0 {
+		r.high = !r.sparse
+	}
 	// Overview phrases: "tell me about", "what is here".
 	for i := 0; i+1 < n; i++ {
 		if r.low(i) == "tell" && r.free(i+1) && r.low(i+2) == "about" {
@@ -1236,6 +1307,17 @@ func (r *reader) rankCount() {
 			return
 		}
 	}
+}
+
+// rankFilter is the index of the first filter on a numeric measure, -1
+// when there is none.
+func rankFilter(r *reader, fs []Filter) int {
+	for i, f := range fs {
+		if f.Text == "" && isNumeric(r.measureInfo(f.Measure)) {
+			return i
+		}
+	}
+	return -1
 }
 
 // subjects are the measures no filter, group, place or distance took.
@@ -1464,7 +1546,7 @@ func (r *reader) decide() {
 		measure(r.ratio.x)
 		if r.ratio.yRole {
 			mi := r.cat.Measures[r.ratio.ym]
-			p.Measures = append(p.Measures, Measure{Dataset: mi.Dataset, Attribute: mi.Attribute, Match: "capita", Words: r.ratio.yWords})
+			p.Measures = append(p.Measures, Measure{Dataset: mi.Dataset, Attribute: mi.Attribute, Match: r.ratio.yMatch, Words: r.ratio.yWords})
 		} else {
 			measure(r.ratio.y)
 		}
@@ -1516,6 +1598,14 @@ func (r *reader) decide() {
 		return
 	case (r.hasExtreme() || r.rank) && len(num) > 0:
 		measure(num[0])
+		r.order()
+		return
+	case r.rank && r.k > 0 && len(num) == 0 && p.Group == nil && rankFilter(r, p.Filters) >= 0:
+		// "top 2 frames with at least 5,000 people": the frames the
+		// filters keep, ranked by the filter's measure (its words are the
+		// filter's; the measure is not read twice).
+		f := p.Filters[rankFilter(r, p.Filters)].Measure
+		p.Measures = append(p.Measures, Measure{Dataset: f.Dataset, Attribute: f.Attribute, Match: f.Match})
 		r.order()
 		return
 	case len(r.aggWords[AggMedian]) > 0 && len(num) > 0:
@@ -1721,7 +1811,7 @@ func (r *reader) order() {
 
 // hasExtreme reports an extreme word ("most", "lowest") or a measure
 // read from one ("brightest").
-func (r *reader) hasExtreme() bool { return len(r.extreme) > 0 || r.stemExtreme }
+func (r *reader) hasExtreme() bool { return len(r.extreme) > 0 || r.stemExtreme || r.denseSup }
 
 // maxMinWord reports "max", "maximum", "min" or "minimum" among the
 // extreme words.
@@ -1859,6 +1949,11 @@ func (r *reader) registerAndFormat() {
 				r.role[i], r.role[i+1] = RoleRegister, RoleRegister
 			}
 		}
+	}
+	// A density no unit names is per hectare in the GIS register (the
+	// raster convention) and per km² in plain words.
+	if r.p.Register == "gis" && r.per == "" && r.p.Per == "km2" {
+		r.p.Per = "ha"
 	}
 }
 
