@@ -154,6 +154,10 @@ func (p *Plan) Describe(frames int) string {
 	case AggCompare:
 		b.WriteString(m(0) + " compared with " + m(1))
 	case AggNearest, AggFarthest:
+		if p.Distance != nil && p.Distance.List > 0 && p.Agg == AggNearest {
+			b.WriteString("the " + strconv.Itoa(p.Distance.List) + " nearest features of " + p.feature() + " to the frames")
+			break
+		}
 		end := "nearest to"
 		if p.Agg == AggFarthest {
 			end = "farthest from"

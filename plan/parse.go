@@ -1309,6 +1309,38 @@ func (r *reader) rankCount() {
 	}
 }
 
+// asksFrame reports "which frame", "what cells": a question about the
+// frames of the selection, not about the features near them.
+func (r *reader) asksFrame() bool {
+	for i := range r.ts {
+		if l := r.low(i); l == "which" || l == "what" {
+			if frameNouns[r.sing(i+1)] || r.low(i+1) == "of" && frameNouns[r.sing(i+3)] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// listNearest reads "where is the nearest clinic", "the 3 closest
+// hospitals", "nearest 2 hospitals": the features nearest the selection
+// are listed (Distance.List of them, at most MaxList). The count is a
+// whole number beside the nearest word or the feature's words.
+func (r *reader) listNearest(feat *mention) {
+	p := r.p
+	p.Distance.List = 1
+	for _, k := range []int{r.nearAt[0] - 1, r.nearAt[len(r.nearAt)-1] + 1, feat.start - 1} {
+		if k < 0 || k >= len(r.ts) || !r.free(k) || !r.ts[k].isNum {
+			continue
+		}
+		if v := r.ts[k].num; v >= 1 && v <= MaxList && v == math.Trunc(v) {
+			p.Distance.List = int(v)
+			p.Distance.Words = append(p.Distance.Words, r.claim(k, k+1, RoleDistance)...)
+			return
+		}
+	}
+}
+
 // rankFilter is the index of the first filter on a numeric measure, -1
 // when there is none.
 func rankFilter(r *reader, fs []Filter) int {
@@ -1529,6 +1561,9 @@ func (r *reader) decide() {
 			if r.free(k) && set("from", "to", "of", "away")[r.low(k)] {
 				p.Distance.Words = append(p.Distance.Words, r.claim(k, k+1, RoleDistance)...)
 			}
+		}
+		if p.Agg == AggNearest && !r.asksFrame() {
+			r.listNearest(feat)
 		}
 		return
 	case r.featureCount() != nil:

@@ -89,7 +89,15 @@ type Distance struct {
 	// says ("clinics": "alias"; "clinc": "spelling").
 	Match string `json:"match,omitempty"`
 	Words []int  `json:"words,omitempty"`
+	// List is, for a nearest question about the features ("where is
+	// the nearest clinic", "the 3 closest hospitals"), how many of the
+	// features nearest the selection to list (1 to MaxList); 0 when the
+	// question asks which frame is nearest.
+	List int `json:"list,omitempty"`
 }
+
+// MaxList is the most features a nearest question lists.
+const MaxList = 10
 
 // Group splits the figures by the values of a category measure ("by
 // ward", "for each LGA").
