@@ -117,14 +117,7 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if res != nil {
-			s.countCharges(ans)
-			wd := s.word(w, r, key, p, res.Insight)
-			body, err := encodeInsight(res, pl, ans, wd)
-			if err != nil {
-				s.writeError(w, r, err)
-				return
-			}
-			writeJSON(w, http.StatusOK, body)
+			s.writeAnswer(w, r, key, p, res, pl, ans)
 			return
 		}
 	}
@@ -150,8 +143,14 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.countCharges(ans)
+	s.writeAnswer(w, r, key, p, res, pl, ans)
+}
 
+// writeAnswer counts the charges of a computed answer, words it and
+// writes it.
+func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, key state.Key, p insightParams,
+	res *insight.Answer, pl *plan.Plan, ans *access.Answer) {
+	s.countCharges(ans)
 	wd := s.word(w, r, key, p, res.Insight)
 	body, err := encodeInsight(res, pl, ans, wd)
 	if err != nil {
