@@ -814,6 +814,17 @@ func (r *reader) presence() {
 		}
 		// A count is present from one ("a clinic"), a mean from above zero
 		// ("night lights").
+		// "have a population of 0": the value itself, when no comparison
+		// took the number.
+		if k := m.end + 1; r.low(m.end) == "of" && r.free(m.end) && r.free(k) {
+			if v, e, ok := numberAt(r.ts, k); ok && e == k+1 {
+				f := Filter{Op: OpEq, Value: v}
+				f.Words = append(r.claim(j, m.start, RoleFilter), r.claim(m.end, e, RoleFilter)...)
+				f.Measure = r.take(m, RoleFilter)
+				r.p.Filters = append(r.p.Filters, f)
+				continue
+			}
+		}
 		f := Filter{Op: OpGE, Value: 1}
 		if r.cat.Measures[m.m].Aggregation == "mean" {
 			f = Filter{Op: OpGT, Value: 0}
@@ -1121,7 +1132,8 @@ func (r *reader) perWords() {
 }
 
 // serveWords end "each clinic serves": a ratio of the measure before.
-var serveWords = set("serve", "serves", "served", "cover", "covers")
+var serveWords = set("serve", "serves", "served", "cover", "covers", "hold", "holds", "contain", "contains", "house",
+	"houses", "accommodate", "accommodates")
 
 // anyWord reports a free word of ws.
 func (r *reader) anyWord(ws map[string]bool) bool {

@@ -31,6 +31,8 @@ func TestParse_Examples(t *testing.T) {
 		{"buildings per person", "ratio building_count,population_2020 | partial"},
 		{"buildings per capita", "ratio building_count,population_2020 | partial"},
 		{"how many people does each clinic serve", "ratio population_2020,facility_count | exact"},
+		{"How many people does each building hold?", "ratio population_2020,building_count | exact"},
+		{"How many frames have a population of 0?", "count | population_2020 = 0 | exact"},
 		{"densest frame", "max population_2020 | desc 1 | per km2 | partial"},
 		{"sparsest frames", "rank population_2020 | asc 3 | per km2 | partial"},
 		{"top 2 frames with at least 5000 people", "rank population_2020 | population_2020 >= 5,000 | desc 2 | exact"},
