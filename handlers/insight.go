@@ -23,6 +23,7 @@ import (
 	"frameindex/insight"
 	"frameindex/internal/jsonscan"
 	"frameindex/plan"
+	"frameindex/state"
 )
 
 // Limits of POST /v1/frames/insight (spec, Caps).
@@ -107,6 +108,19 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 	if p.register != "" {
 		pl.Register = p.register
 	}
+	// "Where is the nearest clinic", "the 3 closest hospitals": the
+	// features nearest the selection, listed.
+	if pl.Agg == plan.AggNearest && pl.Distance != nil && pl.Distance.List > 0 {
+		res, err := s.nearestFeatures(r, w, key, ans, p, pl)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if res != nil {
+			s.writeAnswer(w, r, key, p, res, pl, ans)
+			return
+		}
+	}
 	// A distance question reads the shared index of its features dataset.
 	var near map[string]insight.Nearness
 	if sc, ok := s.data.(scanner); ok {
@@ -129,8 +143,14 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.countCharges(ans)
+	s.writeAnswer(w, r, key, p, res, pl, ans)
+}
 
+// writeAnswer counts the charges of a computed answer, words it and
+// writes it.
+func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, key state.Key, p insightParams,
+	res *insight.Answer, pl *plan.Plan, ans *access.Answer) {
+	s.countCharges(ans)
 	wd := s.word(w, r, key, p, res.Insight)
 	body, err := encodeInsight(res, pl, ans, wd)
 	if err != nil {
@@ -764,4 +784,41 @@ func (s *Server) embed(r *http.Request, w http.ResponseWriter, ans *access.Answe
 		}
 	}
 	req.Embeddings = emb
+}
+
+// nearestFeatures answers a plan that lists the features nearest the
+// selection (plan.Distance.List): access.Answer.Nearest searches rings of
+// frames around it (names and properties only for a key with
+// feature.read), and the engine's nearest answer lists what it found in
+// a table, each feature's great-circle distance measured from the nearest
+// selected frame (0 inside it). It returns nil, having read and charged
+// nothing, when the features dataset is not readable or no frame is known
+// (the plan is then computed as usual).
+func (s *Server) nearestFeatures(r *http.Request, w http.ResponseWriter, key state.Key, ans *access.Answer,
+	p insightParams, pl *plan.Plan) (*insight.Answer, error) {
+	ix := s.frames()
+	if ix == nil {
+		return nil, errNoGrid
+	}
+	req, err := ans.Request(access.Question{Text: p.question, Format: p.format, Register: pl.Register})
+	if err != nil {
+		return nil, err
+	}
+	if op := insight.PlanOf(req); op.Intent != insight.IntentNearest || op.Dataset != pl.Distance.Feature {
+		return nil, nil
+	}
+	if req.Nearest, err = ans.Nearest(s.data, ix, pl.Distance.Feature, pl.Distance.List, key.Has(state.CapFeatureRead)); err != nil || req.Nearest == nil {
+		return nil, err
+	}
+	res, err := ans.Ask(r.Context(), s.data, key, requestIDOf(w), s.now(), req, insight.AnswerRequest)
+	if err != nil {
+		return nil, err
+	}
+	out := &insight.Answer{Insight: res, ReadAs: pl.Describe(len(res.FrameIDs)), Unread: pl.Unread()}
+	if req.Nearest != nil && len(req.Nearest.Features) > 0 {
+		f := req.Nearest.Features[0]
+		d := f.DistanceKm
+		out.Result = insight.Result{Value: &d, Unit: "km", Frames: []string{f.From}}
+	}
+	return out, nil
 }

@@ -84,7 +84,7 @@ func (p *Plan) Detail() string {
 }
 
 var matchWords = map[string]string{"synonym": "a synonym", "stem": "a word stem", "spelling": "a misspelling",
-	"dataset": "the dataset's name", "embedding": "meaning"}
+	"dataset": "the dataset's name", "embedding": "meaning", "capita": "per capita wording"}
 
 func quoteAll(ws []string) string {
 	q := make([]string, len(ws))
@@ -154,6 +154,10 @@ func (p *Plan) Describe(frames int) string {
 	case AggCompare:
 		b.WriteString(m(0) + " compared with " + m(1))
 	case AggNearest, AggFarthest:
+		if p.Distance != nil && p.Distance.List > 0 && p.Agg == AggNearest {
+			b.WriteString("the " + strconv.Itoa(p.Distance.List) + " nearest features of " + p.feature() + " to the frames")
+			break
+		}
 		end := "nearest to"
 		if p.Agg == AggFarthest {
 			end = "farthest from"

@@ -98,6 +98,7 @@ type reader struct {
 	perFrame    []int // "per frame"
 	stemExtreme bool  // a measure read from an extreme ("brightest")
 	fromWhich   bool  // the group was read from "which state"
+	denseSup    bool  // "densest", "sparsest": an extreme of density
 }
 
 // ratioRead is "X per (scale) Y" as read.
@@ -108,6 +109,7 @@ type ratioRead struct {
 	yRole  bool // y was read from "per capita" wording, not a mention
 	ym     int
 	yWords []int
+	yMatch string // how y was read: "capita" when no word names it
 }
 
 func (r *reader) read() {
@@ -812,6 +814,17 @@ func (r *reader) presence() {
 		}
 		// A count is present from one ("a clinic"), a mean from above zero
 		// ("night lights").
+		// "have a population of 0": the value itself, when no comparison
+		// took the number.
+		if k := m.end + 1; r.low(m.end) == "of" && r.free(m.end) && r.free(k) {
+			if v, e, ok := numberAt(r.ts, k); ok && e == k+1 {
+				f := Filter{Op: OpEq, Value: v}
+				f.Words = append(r.claim(j, m.start, RoleFilter), r.claim(m.end, e, RoleFilter)...)
+				f.Measure = r.take(m, RoleFilter)
+				r.p.Filters = append(r.p.Filters, f)
+				continue
+			}
+		}
 		f := Filter{Op: OpGE, Value: 1}
 		if r.cat.Measures[m.m].Aggregation == "mean" {
 			f = Filter{Op: OpGT, Value: 0}
@@ -830,8 +843,15 @@ func (r *reader) values() {
 			continue // a place not read as one ("near a river") stays unread
 		}
 		f := Filter{Op: OpEq, Text: strings.ToLower(m.value)}
-		// "settlement_class = peri-urban", "settlement_class != rural".
+		// A value is read whole with the words hyphenated to it:
+		// "peri-urban" is not "urban" when the selection holds no
+		// peri-urban frame (the catalogue then knows only "urban").
 		var ws []int
+		if a, b := r.hyphenated(m.start, m.end); a < m.start || b > m.end {
+			f.Text = strings.ToLower(r.q[r.ts[a].start : r.ts[b-1].start+len(r.ts[b-1].text)])
+			ws = append(r.claim(a, m.start, RoleFilter), r.claim(m.end, b, RoleFilter)...)
+		}
+		// "settlement_class = peri-urban", "settlement_class != rural".
 		if k := m.start - 1; r.free(k) && (r.low(k) == "=" || r.low(k) == "!=") {
 			if r.low(k) == "!=" {
 				f.Op = OpNe
@@ -864,6 +884,25 @@ func (r *reader) values() {
 			}
 		}
 	}
+}
+
+// hyphenated widens the words [i, j) to the free words joined to them
+// by a single hyphen ("peri-urban"); numbers are not joined.
+func (r *reader) hyphenated(i, j int) (int, int) {
+	joined := func(a, b int) bool {
+		if a < 0 || b >= len(r.ts) || r.ts[a].sym || r.ts[b].sym {
+			return false
+		}
+		end := r.ts[a].start + len(r.ts[a].text)
+		return end < len(r.q) && r.q[end] == '-' && r.ts[b].start == end+1
+	}
+	for i > 0 && r.free(i-1) && !r.ts[i-1].isNum && joined(i-1, i) {
+		i--
+	}
+	for j < len(r.ts) && r.free(j) && !r.ts[j].isNum && joined(j-1, j) {
+		j++
+	}
+	return i, j
 }
 
 func firstWord(f Filter) int {
@@ -927,6 +966,15 @@ func (r *reader) groups() {
 		g.Words = ws
 		r.p.Group = g
 	}
+	// "breakdown of the population by state": a word of grouping away
+	// from its "by" is read with the group.
+	if r.p.Group != nil {
+		for i := range r.ts {
+			if r.free(i) && groupWords[r.low(i)] && r.low(i) != "down" {
+				r.p.Group.Words = append(r.p.Group.Words, r.claim(i, i+1, RoleGroup)...)
+			}
+		}
+	}
 }
 
 // perWords reads densities ("per km²", "per square kilometre", "per
@@ -975,6 +1023,11 @@ func (r *reader) perWords() {
 			case "sparse", "sparsely", "sparser", "sparsest":
 				r.sparse = true
 			}
+			// "densest frame", "sparsest frames": the frames ranked by
+			// their density, not the density of them all.
+			if l := r.low(i); l == "densest" || l == "sparsest" {
+				r.denseSup, r.high = true, l == "densest"
+			}
 		}
 	}
 	// X per (N) Y; per capita.
@@ -1005,12 +1058,14 @@ func (r *reader) perWords() {
 			if mi, ok := r.ix.concept[cPopulation]; ok && mi != x.m {
 				ws := r.claim(i, j, RoleAgg)
 				var yw []int
+				match := "capita"
 				if y := r.mentionAt(j); y != nil {
-					yw = r.take(y, RoleMeasure).Words
+					ym := r.take(y, RoleMeasure)
+					yw, match = ym.Words, ym.Match
 				} else {
 					yw = r.claim(j, j+1, RoleMeasure)
 				}
-				r.ratio = &ratioRead{x: x, scale: scale, words: ws, yRole: true, ym: mi, yWords: yw}
+				r.ratio = &ratioRead{x: x, scale: scale, words: ws, yRole: true, ym: mi, yWords: yw, yMatch: match}
 				break
 			}
 		}
@@ -1021,6 +1076,27 @@ func (r *reader) perWords() {
 			}
 			r.ratio = &ratioRead{x: x, y: y, scale: scale, words: ws}
 			break
+		}
+	}
+	// "how many people does each clinic serve": X per Y, read from
+	// "each/every Y serve(s)" after X.
+	for i := 0; r.ratio == nil && i+2 < n; i++ {
+		if !r.free(i) || r.low(i) != "each" && r.low(i) != "every" {
+			continue
+		}
+		y := r.mentionAt(i + 1)
+		if y == nil || y.role != "" || y.m < 0 || !isNumeric(r.cat.Measures[y.m]) || !serveWords[r.low(y.end)] || !r.free(y.end) {
+			continue
+		}
+		var x *mention
+		for _, m := range r.ms {
+			if m.role == "" && m.m >= 0 && m.m != y.m && m.end <= i && isNumeric(r.cat.Measures[m.m]) {
+				x = m
+			}
+		}
+		if x != nil {
+			ws := append(r.claim(i, i+1, RoleAgg), r.claim(y.end, y.end+1, RoleAgg)...)
+			r.ratio = &ratioRead{x: x, y: y, scale: 1, words: ws}
 		}
 	}
 	// ratio of X to Y, X to Y ratio.
@@ -1054,6 +1130,10 @@ func (r *reader) perWords() {
 		}
 	}
 }
+
+// serveWords end "each clinic serves": a ratio of the measure before.
+var serveWords = set("serve", "serves", "served", "cover", "covers", "hold", "holds", "contain", "contains", "house",
+	"houses", "accommodate", "accommodates")
 
 // anyWord reports a free word of ws.
 func (r *reader) anyWord(ws map[string]bool) bool {
@@ -1159,6 +1239,9 @@ func (r *reader) aggregations() {
 	if r.sparse && len(r.extreme) == 0 && len(r.dense) > 0 {
 		r.high = false
 	}
+	if r.denseSup && len(r.extreme) == 0 {
+		r.high = !r.sparse
+	}
 	// Overview phrases: "tell me about", "what is here".
 	for i := 0; i+1 < n; i++ {
 		if r.low(i) == "tell" && r.free(i+1) && r.low(i+2) == "about" {
@@ -1236,6 +1319,49 @@ func (r *reader) rankCount() {
 			return
 		}
 	}
+}
+
+// asksFrame reports "which frame", "what cells": a question about the
+// frames of the selection, not about the features near them.
+func (r *reader) asksFrame() bool {
+	for i := range r.ts {
+		if l := r.low(i); l == "which" || l == "what" {
+			if frameNouns[r.sing(i+1)] || r.low(i+1) == "of" && frameNouns[r.sing(i+3)] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// listNearest reads "where is the nearest clinic", "the 3 closest
+// hospitals", "nearest 2 hospitals": the features nearest the selection
+// are listed (Distance.List of them, at most MaxList). The count is a
+// whole number beside the nearest word or the feature's words.
+func (r *reader) listNearest(feat *mention) {
+	p := r.p
+	p.Distance.List = 1
+	for _, k := range []int{r.nearAt[0] - 1, r.nearAt[len(r.nearAt)-1] + 1, feat.start - 1} {
+		if k < 0 || k >= len(r.ts) || !r.free(k) || !r.ts[k].isNum {
+			continue
+		}
+		if v := r.ts[k].num; v >= 1 && v <= MaxList && v == math.Trunc(v) {
+			p.Distance.List = int(v)
+			p.Distance.Words = append(p.Distance.Words, r.claim(k, k+1, RoleDistance)...)
+			return
+		}
+	}
+}
+
+// rankFilter is the index of the first filter on a numeric measure, -1
+// when there is none.
+func rankFilter(r *reader, fs []Filter) int {
+	for i, f := range fs {
+		if f.Text == "" && isNumeric(r.measureInfo(f.Measure)) {
+			return i
+		}
+	}
+	return -1
 }
 
 // subjects are the measures no filter, group, place or distance took.
@@ -1448,6 +1574,9 @@ func (r *reader) decide() {
 				p.Distance.Words = append(p.Distance.Words, r.claim(k, k+1, RoleDistance)...)
 			}
 		}
+		if p.Agg == AggNearest && !r.asksFrame() {
+			r.listNearest(feat)
+		}
 		return
 	case r.featureCount() != nil:
 		feat := r.featureCount()
@@ -1464,7 +1593,7 @@ func (r *reader) decide() {
 		measure(r.ratio.x)
 		if r.ratio.yRole {
 			mi := r.cat.Measures[r.ratio.ym]
-			p.Measures = append(p.Measures, Measure{Dataset: mi.Dataset, Attribute: mi.Attribute, Match: "capita", Words: r.ratio.yWords})
+			p.Measures = append(p.Measures, Measure{Dataset: mi.Dataset, Attribute: mi.Attribute, Match: r.ratio.yMatch, Words: r.ratio.yWords})
 		} else {
 			measure(r.ratio.y)
 		}
@@ -1516,6 +1645,14 @@ func (r *reader) decide() {
 		return
 	case (r.hasExtreme() || r.rank) && len(num) > 0:
 		measure(num[0])
+		r.order()
+		return
+	case r.rank && r.k > 0 && len(num) == 0 && p.Group == nil && rankFilter(r, p.Filters) >= 0:
+		// "top 2 frames with at least 5,000 people": the frames the
+		// filters keep, ranked by the filter's measure (its words are the
+		// filter's; the measure is not read twice).
+		f := p.Filters[rankFilter(r, p.Filters)].Measure
+		p.Measures = append(p.Measures, Measure{Dataset: f.Dataset, Attribute: f.Attribute, Match: f.Match})
 		r.order()
 		return
 	case len(r.aggWords[AggMedian]) > 0 && len(num) > 0:
@@ -1721,7 +1858,7 @@ func (r *reader) order() {
 
 // hasExtreme reports an extreme word ("most", "lowest") or a measure
 // read from one ("brightest").
-func (r *reader) hasExtreme() bool { return len(r.extreme) > 0 || r.stemExtreme }
+func (r *reader) hasExtreme() bool { return len(r.extreme) > 0 || r.stemExtreme || r.denseSup }
 
 // maxMinWord reports "max", "maximum", "min" or "minimum" among the
 // extreme words.
@@ -1859,6 +1996,11 @@ func (r *reader) registerAndFormat() {
 				r.role[i], r.role[i+1] = RoleRegister, RoleRegister
 			}
 		}
+	}
+	// A density no unit names is per hectare in the GIS register (the
+	// raster convention) and per km² in plain words.
+	if r.p.Register == "gis" && r.per == "" && r.p.Per == "km2" {
+		r.p.Per = "ha"
 	}
 }
 

@@ -26,7 +26,18 @@ func TestParse_Examples(t *testing.T) {
 		{"What percentage of the population lives in urban frames?", "share population_2020 | settlement_class = urban | exact"},
 		{"people per building", "ratio population_2020,building_count | exact"},
 		{"clinics per 10,000 people", "ratio facility_count,population_2020 | scale 10,000 | exact"},
-		{"buildings per person", "ratio building_count,population_2020 | exact"},
+		// The population of "per person" is inferred, not named: partial
+		// (the contract, §4: exact only for a name, label or alias).
+		{"buildings per person", "ratio building_count,population_2020 | partial"},
+		{"buildings per capita", "ratio building_count,population_2020 | partial"},
+		{"how many people does each clinic serve", "ratio population_2020,facility_count | exact"},
+		{"How many people does each building hold?", "ratio population_2020,building_count | exact"},
+		{"How many frames have a population of 0?", "count | population_2020 = 0 | exact"},
+		{"densest frame", "max population_2020 | desc 1 | per km2 | partial"},
+		{"sparsest frames", "rank population_2020 | asc 3 | per km2 | partial"},
+		{"top 2 frames with at least 5000 people", "rank population_2020 | population_2020 >= 5,000 | desc 2 | exact"},
+		{"zonal population density of the raster cells", "density population_2020 | per ha | exact"},
+		{"breakdown of the population by state as a percentage", "share population_2020 | by state | exact"},
 		{"population density in hectares", "density population_2020 | per ha | exact"},
 		{"buildings per km²", "density building_count | per km2 | exact"},
 		{"top 3 frames by population density", "rank population_2020 | desc 3 | per km2 | exact"},
@@ -131,6 +142,27 @@ func TestParse_Reach(t *testing.T) {
 		checkPlan(t, q, p)
 		if got := summary(p); got != want {
 			t.Errorf("%q:\n got %s\nwant %s (%s)", q, got, want, p.Detail())
+		}
+	}
+}
+
+// TestParse_HyphenatedValue reads a hyphenated category value whole when
+// the catalogue knows only its last part (a selection with no
+// peri-urban frame): "peri" is not left unread, nor "urban" counted.
+func TestParse_HyphenatedValue(t *testing.T) {
+	cat := demoCatalogue()
+	for i, m := range cat.Measures {
+		if m.Attribute == "settlement_class" {
+			cat.Measures[i].Values = []string{"urban", "rural"}
+		}
+	}
+	for q, want := range map[string]string{
+		"how many frames are peri-urban":               "count | settlement_class = peri-urban | exact",
+		"proportion of residents in peri-urban frames": "share population_2020 | settlement_class = peri-urban | exact",
+		"how many frames are urban":                    "count | settlement_class = urban | exact",
+	} {
+		if got := summary(Parse(q, cat)); got != want {
+			t.Errorf("%q: got %s, want %s", q, got, want)
 		}
 	}
 }

@@ -41,9 +41,10 @@ type Measure struct {
 	Dataset   string `json:"dataset"`
 	Attribute string `json:"attribute"`
 	// Match is how the words named it: "name", "label", "alias",
-	// "value", "inflection" or "capita" read exactly (see Exact);
-	// "synonym", "stem", "spelling", "dataset" or "embedding" read it
-	// from other wording (the answer is then partial).
+	// "value" or "inflection" read exactly (see Exact); "synonym",
+	// "stem", "spelling", "dataset", "embedding" or "capita" (the
+	// population inferred from "per capita") read it from other wording
+	// (the answer is then partial).
 	Match string `json:"match"`
 	Words []int  `json:"words,omitempty"` // indexes into Plan.Words
 }
@@ -51,10 +52,12 @@ type Measure struct {
 // Exact reports whether the measure was named rather than inferred: by
 // its name, label or an alias, by one of its category values ("urban"
 // names settlement_class), by an inflection of the population's name
-// ("populated"), or as the denominator of "per capita", "per person".
+// ("populated"). The population read as the denominator of "per
+// capita" or "per person" is inferred, not named (the contract, §4):
+// such a plan is partial.
 func (m Measure) Exact() bool {
 	switch m.Match {
-	case "name", "label", "alias", "value", "inflection", "capita":
+	case "name", "label", "alias", "value", "inflection":
 		return true
 	}
 	return false
@@ -86,7 +89,15 @@ type Distance struct {
 	// says ("clinics": "alias"; "clinc": "spelling").
 	Match string `json:"match,omitempty"`
 	Words []int  `json:"words,omitempty"`
+	// List is, for a nearest question about the features ("where is
+	// the nearest clinic", "the 3 closest hospitals"), how many of the
+	// features nearest the selection to list (1 to MaxList); 0 when the
+	// question asks which frame is nearest.
+	List int `json:"list,omitempty"`
 }
+
+// MaxList is the most features a nearest question lists.
+const MaxList = 10
 
 // Group splits the figures by the values of a category measure ("by
 // ward", "for each LGA").

@@ -214,8 +214,8 @@ var (
 )
 
 // perPerson are the words of "per capita", "per person", "per head": the
-// catalogue's population measure as a ratio's denominator, named
-// exactly (Match "capita").
+// catalogue's population measure as a ratio's denominator, inferred
+// rather than named (Match "capita", a partial plan).
 var perPerson = set("capita", "person", "head", "individual")
 
 // inflections are words formed from a concept's own name, read as
