@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"frameindex/state"
 	"sync"
 
 	bbolt "go.etcd.io/bbolt"
@@ -77,7 +78,9 @@ func (s *Store) commit(op ledgerOp) error {
 		c.queue = make(chan *queuedOp)
 		c.quit = make(chan struct{})
 		c.stopped = make(chan struct{})
-		go s.runCommitter(c.queue, c.quit, c.stopped)
+		// The committer goroutine: while one group is being synced, the
+		// next one gathers.
+		go state.RunGroups(c.queue, maxGroup, c.quit, c.stopped, func(g []*queuedOp) { s.applyGroup(g) })
 	}
 	queue, quit := c.queue, c.quit
 	c.mu.Unlock()
@@ -88,34 +91,6 @@ func (s *Store) commit(op ledgerOp) error {
 		return <-q.done
 	case <-quit:
 		return s.applyGroup([]*queuedOp{q})
-	}
-}
-
-// runCommitter is the committer goroutine: it takes a write, gathers every
-// write already waiting (up to maxGroup), applies them in one transaction
-// and answers them; then again. While one group is being synced, the next
-// one gathers.
-func (s *Store) runCommitter(queue <-chan *queuedOp, quit <-chan struct{}, stopped chan<- struct{}) {
-	defer close(stopped)
-	group := make([]*queuedOp, 0, maxGroup)
-	for {
-		select {
-		case <-quit:
-			return
-		case q := <-queue:
-			group = append(group[:0], q)
-		}
-	gather:
-		for len(group) < maxGroup {
-			select {
-			case q := <-queue:
-				group = append(group, q)
-			default:
-				break gather
-			}
-		}
-		s.applyGroup(group)
-		clear(group)
 	}
 }
 

@@ -76,7 +76,7 @@ func (s *Store) commitCharge(r *chargeReq) {
 		c.queue = make(chan *chargeReq)
 		c.quit = make(chan struct{})
 		c.stopped = make(chan struct{})
-		go s.runChargeCommitter(c.queue, c.quit, c.stopped)
+		go state.RunGroups(c.queue, maxChargeGroup, c.quit, c.stopped, s.applyCharges)
 	}
 	queue, quit := c.queue, c.quit
 	c.mu.Unlock()
@@ -85,32 +85,6 @@ func (s *Store) commitCharge(r *chargeReq) {
 		<-r.done
 	case <-quit:
 		s.applyCharges([]*chargeReq{r})
-	}
-}
-
-// runChargeCommitter takes a charge, gathers every charge already waiting
-// (up to maxChargeGroup) and applies them together; then again.
-func (s *Store) runChargeCommitter(queue <-chan *chargeReq, quit <-chan struct{}, stopped chan<- struct{}) {
-	defer close(stopped)
-	group := make([]*chargeReq, 0, maxChargeGroup)
-	for {
-		select {
-		case <-quit:
-			return
-		case r := <-queue:
-			group = append(group[:0], r)
-		}
-	gather:
-		for len(group) < maxChargeGroup {
-			select {
-			case r := <-queue:
-				group = append(group, r)
-			default:
-				break gather
-			}
-		}
-		s.applyCharges(group)
-		clear(group)
 	}
 }
 
