@@ -3,7 +3,9 @@ package export
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -301,11 +303,21 @@ func tempFor(path string) (*os.File, error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
-	if err != nil {
-		return nil, fmt.Errorf("export %s: %w", path, err)
+	// Mode 0666 less the process's umask, as os.Create would make the
+	// file (os.CreateTemp's 0600 would then have to be widened by hand:
+	// exports used to become 0644 whatever the umask said).
+	for range 10000 {
+		name := filepath.Join(dir, fmt.Sprintf(".%s.%08x.tmp", base, rand.Uint32()))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("export %s: %w", path, err)
+		}
+		return f, nil
 	}
-	return f, nil
+	return nil, fmt.Errorf("export %s: no free temporary name in %s", path, dir)
 }
 
 // finish syncs the temporary file and renames it to path.
@@ -321,8 +333,12 @@ func finish(tmp, path string) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return err
+	// A file replaced keeps its mode (an operator who made it private
+	// keeps it private); a new one has the umask's.
+	if fi, err := os.Stat(path); err == nil {
+		if err := os.Chmod(tmp, fi.Mode().Perm()); err != nil {
+			return err
+		}
 	}
 	return os.Rename(tmp, path)
 }

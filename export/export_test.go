@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -682,5 +683,34 @@ func TestRTreeBulkLoad(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExportMode: a new export is made as os.Create makes a file (0666
+// less the umask), and a replaced one keeps its mode, so an export of
+// licensed data made private stays private.
+func TestExportMode(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix modes on Windows")
+	}
+	dir := t.TempDir()
+	probe := filepath.Join(dir, "probe")
+	f, err := os.OpenFile(probe, os.O_CREATE|os.O_WRONLY, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	fi, _ := os.Stat(probe)
+	want := fi.Mode().Perm() // 0666 less this process's umask
+	fresh := filepath.Join(dir, "fresh.geojsonl")
+	writeAll(t, fresh, Options{}, []Frame{{ID: 100}})
+	if got, _ := os.Stat(fresh); got.Mode().Perm() != want {
+		t.Errorf("a new export has mode %o, want %o (as os.Create)", got.Mode().Perm(), want)
+	}
+	private := filepath.Join(dir, "private.geojsonl")
+	os.WriteFile(private, []byte("old"), 0o600)
+	writeAll(t, private, Options{}, []Frame{{ID: 100}})
+	if got, _ := os.Stat(private); got.Mode().Perm() != 0o600 {
+		t.Errorf("a replaced private export has mode %o, want 600", got.Mode().Perm())
 	}
 }
