@@ -275,5 +275,8 @@ func inputWithout(in insight.Input, ids []string) insight.Input {
 		}
 		in.Near = near
 	}
+	if in.Nearest != nil && slices.Contains(ids, in.Nearest.Dataset) {
+		in.Nearest = nil
+	}
 	return in
 }

@@ -297,30 +297,34 @@ func ShapeAreaKm2(s grid.Shape) float64 {
 	return PolygonAreaKm2(s.Geom)
 }
 
-// The nearest search of a frames_nearest question.
+// The nearest search of a frames_nearest question that lists features.
 //
 // The engine stays pure: it is handed what this search found
 // (insight.Nearest). The search reads a features dataset on rings of
 // frames around the selection: the frames touching the selection's
-// bounding box grown by 1, 2, 5, 10, 20, 35 and then 50 km, each ring
-// reading only the frames the previous one did not touch. It stops at the
-// first ring whose radius is at least the distance of the count-th
-// nearest feature found, since nothing outside a ring can be nearer than
-// its radius. The dataset must be among the Answer's readable datasets
-// (licences and narrowing as for the selection), is never read once left
-// out, and is marked as having contributed when a feature within the
-// limit was found, so that Ask charges it as any other (per query, once
-// per request).
+// bounding box grown by 1, 2, 5, 10, 20, 35, 50, 75 and then 100 km,
+// each ring reading only the frames the previous one did not touch. A
+// feature's distance is the great circle from the centre of the nearest
+// selected frame (the rule of every distance question). The search stops
+// at the first ring whose radius is at least the distance of the
+// count-th nearest feature found: a feature outside a ring is farther
+// than its radius from every point of the selection, centres included.
+// The dataset must be among the Answer's readable datasets (licences and
+// narrowing as for the selection), is never read once left out, and is
+// marked as having contributed when a feature within the limit was
+// found, so that it is charged as any other (per query, once per
+// request).
 
-// NearestLimitKm is how far the search looks, in km from the nearest
-// selected frame.
-const NearestLimitKm = 50
+// NearestLimitKm is how far the search looks, in km from the centre of
+// the nearest selected frame (insight.SearchLimitKm, as every distance
+// question).
+const NearestLimitKm = 100
 
 // EarthRadiusKm is the mean Earth radius (IUGG) of great-circle distances.
 const EarthRadiusKm = 6371.0088
 
 // nearestRings are the search radii, km.
-var nearestRings = []float64{1, 2, 5, 10, 20, 35, NearestLimitKm}
+var nearestRings = []float64{1, 2, 5, 10, 20, 35, 50, 75, NearestLimitKm}
 
 // Reads of the nearest search: frames per ReadFrames call, and the
 // features one call may return (more on a ring's frames are counted as
@@ -356,11 +360,18 @@ func (a *Answer) Nearest(store Store, g BoxGrid, dataset string, count int, show
 	if !ok || a.State[ds].LeftOut {
 		return nil, nil
 	}
-	var sel []grid.Box
+	var sel [][2]float64 // centres
 	var selIDs []uint64
+	var bounds grid.Box
 	for i := range a.Frames {
 		if f := &a.Frames[i]; f.Known {
-			sel = append(sel, f.Shape.Box)
+			b := f.Shape.Box
+			if len(sel) == 0 {
+				bounds = b
+			} else {
+				bounds = bounds.Union(b)
+			}
+			sel = append(sel, [2]float64{(b.MinLon + b.MaxLon) / 2, (b.MinLat + b.MaxLat) / 2})
 			selIDs = append(selIDs, f.ID)
 		}
 	}
@@ -368,10 +379,6 @@ func (a *Answer) Nearest(store Store, g BoxGrid, dataset string, count int, show
 		return nil, nil
 	}
 	count = min(max(count, 1), 10)
-	bounds := sel[0]
-	for _, b := range sel[1:] {
-		bounds = bounds.Union(b)
-	}
 	out := &insight.Nearest{Dataset: dataset, LimitKm: NearestLimitKm, Hidden: !showFeatures}
 	var cands []nearCand
 	var prev grid.Box
@@ -407,8 +414,8 @@ func (a *Answer) Nearest(store Store, g BoxGrid, dataset string, count int, show
 							continue
 						}
 						dist, from := math.Inf(1), uint64(0)
-						for i, b := range sel {
-							if d := distanceToBoxKm(lon, lat, b); d < dist {
+						for i, ctr := range sel {
+							if d := HaversineKm(ctr[0], ctr[1], lon, lat); d < dist {
 								dist, from = d, selIDs[i]
 							}
 						}
@@ -439,7 +446,7 @@ func (a *Answer) Nearest(store Store, g BoxGrid, dataset string, count int, show
 	}
 	for _, c := range cands {
 		nf := insight.NearFeature{Frame: strconv.FormatUint(c.frame, 10), From: strconv.FormatUint(c.from, 10),
-			DistanceKm: roundKm(c.dist)}
+			DistanceKm: c.dist}
 		if showFeatures {
 			nf.Lon, nf.Lat = c.lon, c.lat
 			nf.Name, nf.Properties = featureProperties(c.raw)
@@ -451,9 +458,6 @@ func (a *Answer) Nearest(store Store, g BoxGrid, dataset string, count int, show
 	}
 	return out, nil
 }
-
-// roundKm rounds a distance to the metre.
-func roundKm(d float64) float64 { return math.Round(d*1000) / 1000 }
 
 // grownBox is b grown by r km on every side, so that every point outside
 // it lies more than r km (great circle) from every point of b: latitude
@@ -470,18 +474,6 @@ func grownBox(b grid.Box, r float64) grid.Box {
 	}
 	out.MinLon, out.MaxLon = math.Max(b.MinLon-dLon, -180), math.Min(b.MaxLon+dLon, 180)
 	return out
-}
-
-// distanceToBoxKm is the great-circle distance (haversine, mean Earth
-// radius) from a point to the nearest point of a box, found by clamping
-// the point's longitude and latitude into the box; 0 inside it.
-func distanceToBoxKm(lon, lat float64, b grid.Box) float64 {
-	cl := math.Min(math.Max(lon, b.MinLon), b.MaxLon)
-	ct := math.Min(math.Max(lat, b.MinLat), b.MaxLat)
-	if cl == lon && ct == lat {
-		return 0
-	}
-	return HaversineKm(lon, lat, cl, ct)
 }
 
 // HaversineKm is the great-circle distance between two points (degrees)

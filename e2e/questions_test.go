@@ -147,22 +147,6 @@ func haversineKm(lon1, lat1, lon2, lat2 float64) float64 {
 	return 2 * r * math.Asin(math.Min(1, math.Sqrt(h)))
 }
 
-// distToFrame is the distance from a point to the nearest point of a
-// frame's square, sampled along its edges (0 inside).
-func distToFrame(lon, lat float64, b grid.Box) float64 {
-	if b.Contains(lon, lat) {
-		return 0
-	}
-	best := math.Inf(1)
-	for i := 0; i <= 400; i++ {
-		f := float64(i) / 400
-		x, y := b.MinLon+f*(b.MaxLon-b.MinLon), b.MinLat+f*(b.MaxLat-b.MinLat)
-		for _, p := range [][2]float64{{x, b.MinLat}, {x, b.MaxLat}, {b.MinLon, y}, {b.MaxLon, y}} {
-			best = math.Min(best, haversineKm(lon, lat, p[0], p[1]))
-		}
-	}
-	return best
-}
 
 var numberRe = regexp.MustCompile(`-?\d[\d,]*(?:\.\d+)?`)
 
@@ -428,9 +412,9 @@ func wantNearest(k int) func(*testing.T, insightAnswer, qEnv) {
 		for _, ft := range e.near {
 			d := math.Inf(1)
 			for _, f := range e.frames {
-				d = math.Min(d, distToFrame(ft.lon, ft.lat, f.box))
+				d = math.Min(d, haversineKm((f.box.MinLon+f.box.MaxLon)/2, (f.box.MinLat+f.box.MaxLat)/2, ft.lon, ft.lat))
 			}
-			if d <= 50 {
+			if d <= 100 {
 				hits = append(hits, hit{d, ft.name})
 			}
 		}
@@ -566,7 +550,8 @@ func TestE2E_Questions(t *testing.T) {
 		{"how far is the nearest hospital from these grid cells", "frames_nearest", "exact", wantNearest(1)},
 		{"distance to the closest clinic", "frames_nearest", "exact", wantNearest(1)},
 		{"nearest 2 hospitals", "frames_nearest", "exact", wantNearest(2)},
-		{"neerest clinic", "frames_nearest", "exact", wantNearest(1)},
+		// A misspelt grammar word is read loosely, so partial (issue 22).
+		{"neerest clinic", "frames_nearest", "partial", wantNearest(1)},
 		{"frames without a hospital", "frames_threshold", "exact", wantSubset("facility_count", noRecordOrZero, "")},
 	})
 

@@ -108,19 +108,6 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 	if p.register != "" {
 		pl.Register = p.register
 	}
-	// "Where is the nearest clinic", "the 3 closest hospitals": the
-	// features nearest the selection, listed.
-	if pl.Agg == plan.AggNearest && pl.Distance != nil && pl.Distance.List > 0 {
-		res, err := s.nearestFeatures(r, w, key, ans, p, pl)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		if res != nil {
-			s.writeAnswer(w, r, key, p, res, pl, ans)
-			return
-		}
-	}
 	// A distance question reads the shared index of its features dataset.
 	var near map[string]insight.Nearness
 	if sc, ok := s.data.(scanner); ok {
@@ -135,6 +122,20 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.Places = cat.placeChecks(pl, &in)
+	// "Where is the nearest clinic", "the 3 closest hospitals": the
+	// features nearest the selection, found on rings of frames around it
+	// (names and properties only for a key with feature.read).
+	if pl.Agg == plan.AggNearest && pl.Distance != nil && pl.Distance.List > 0 {
+		ix := s.frames()
+		if ix == nil {
+			s.writeError(w, r, errNoGrid)
+			return
+		}
+		if in.Nearest, err = ans.Nearest(s.data, ix, pl.Distance.Feature, pl.Distance.List, key.Has(state.CapFeatureRead)); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
 	// Charge what the figures used; recompute without what was left out.
 	res, err := ans.AskPlan(r.Context(), s.data, key, requestIDOf(w), s.now(), in, func(in *insight.Input) *insight.Answer {
 		return s.compute(pl, in)
@@ -784,41 +785,4 @@ func (s *Server) embed(r *http.Request, w http.ResponseWriter, ans *access.Answe
 		}
 	}
 	req.Embeddings = emb
-}
-
-// nearestFeatures answers a plan that lists the features nearest the
-// selection (plan.Distance.List): access.Answer.Nearest searches rings of
-// frames around it (names and properties only for a key with
-// feature.read), and the engine's nearest answer lists what it found in
-// a table, each feature's great-circle distance measured from the nearest
-// selected frame (0 inside it). It returns nil, having read and charged
-// nothing, when the features dataset is not readable or no frame is known
-// (the plan is then computed as usual).
-func (s *Server) nearestFeatures(r *http.Request, w http.ResponseWriter, key state.Key, ans *access.Answer,
-	p insightParams, pl *plan.Plan) (*insight.Answer, error) {
-	ix := s.frames()
-	if ix == nil {
-		return nil, errNoGrid
-	}
-	req, err := ans.Request(access.Question{Text: p.question, Format: p.format, Register: pl.Register})
-	if err != nil {
-		return nil, err
-	}
-	if op := insight.PlanOf(req); op.Intent != insight.IntentNearest || op.Dataset != pl.Distance.Feature {
-		return nil, nil
-	}
-	if req.Nearest, err = ans.Nearest(s.data, ix, pl.Distance.Feature, pl.Distance.List, key.Has(state.CapFeatureRead)); err != nil || req.Nearest == nil {
-		return nil, err
-	}
-	res, err := ans.Ask(r.Context(), s.data, key, requestIDOf(w), s.now(), req, insight.AnswerRequest)
-	if err != nil {
-		return nil, err
-	}
-	out := &insight.Answer{Insight: res, ReadAs: pl.Describe(len(res.FrameIDs)), Unread: pl.Unread()}
-	if req.Nearest != nil && len(req.Nearest.Features) > 0 {
-		f := req.Nearest.Features[0]
-		d := f.DistanceKm
-		out.Result = insight.Result{Value: &d, Unit: "km", Frames: []string{f.From}}
-	}
-	return out, nil
 }

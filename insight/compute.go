@@ -200,6 +200,9 @@ func (c *computer) run() {
 		c.nothing()
 		return
 	}
+	if p.Agg == plan.AggNearest && c.listFeatures() {
+		return
+	}
 	if !c.columnsReadable() {
 		return
 	}

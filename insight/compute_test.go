@@ -331,3 +331,47 @@ func TestFormatFigure(t *testing.T) {
 		}
 	}
 }
+
+func TestComputeNearestListed(t *testing.T) {
+	in := fixtureInput()
+	d1, d2 := testHaversine(8.52, 12, 8.521, 12.002), testHaversine(8.55, 12, 8.56, 12)
+	in.Nearest = &Nearest{Dataset: "health", LimitKm: 100, Features: []NearFeature{
+		{Frame: "3", From: "3", DistanceKm: d1, Lon: 8.521, Lat: 12.002, Name: "Dala Clinic",
+			Properties: []Property{{Key: "beds", Value: Value{Num: 12, IsNum: true}}}},
+		{Frame: "9", From: "6", DistanceKm: d2, Lon: 8.56, Lat: 12, Name: ""},
+	}}
+	p := &plan.Plan{Agg: plan.AggNearest, Distance: &plan.Distance{Feature: "health", List: 3}}
+	a := Compute(p, in)
+	near(t, value(t, a), d1)
+	if !slices.Equal(a.Result.Frames, []string{"3"}) || a.Result.Unit != "km" || a.Intent != IntentNearest {
+		t.Errorf("result %+v intent %s", a.Result, a.Intent)
+	}
+	if a.Table == nil || len(a.Table.Rows) != 2 || a.Table.Rows[0][1] != "Dala Clinic" || a.Table.Rows[1][1] != "unnamed" ||
+		a.Table.Rows[1][2] != FormatFigure(d2) {
+		t.Errorf("table %+v", a.Table)
+	}
+	if !strings.Contains(a.Headline, "The 2 health facilities nearest") || !strings.Contains(a.Headline, "inside it") ||
+		!strings.Contains(a.Detail, "Only 2 health facilities lie within 100 km") {
+		t.Errorf("headline %q detail %q", a.Headline, a.Detail)
+	}
+	if !slices.Contains(a.Used, "health") || a.Confidence != ConfidenceExact {
+		t.Errorf("used %v confidence %s", a.Used, a.Confidence)
+	}
+	// Hidden features: no names, no positions.
+	in.Nearest.Hidden = true
+	a = Compute(p, in)
+	if len(a.Table.Columns) != 4 || strings.Contains(a.Headline, "Dala Clinic") {
+		t.Errorf("hidden: %q %+v", a.Headline, a.Table)
+	}
+	// Nothing within the limit.
+	in.Nearest = &Nearest{Dataset: "health", LimitKm: 100}
+	if a = Compute(p, in); a.Result.Value != nil || !strings.Contains(a.Headline, "No health facility lies within 100 km") {
+		t.Errorf("none: %v %q", a.Result.Value, a.Headline)
+	}
+	// No search made: the nearest frame is answered instead.
+	in.Nearest = nil
+	in.Near = map[string]Nearness{"health": line{8.50}}
+	if a = Compute(p, in); a.Table != nil && len(a.Table.Rows) > 0 || !slices.Equal(a.Result.Frames, []string{"1"}) {
+		t.Errorf("no search: %+v", a.Insight)
+	}
+}

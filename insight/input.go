@@ -92,6 +92,10 @@ type Input struct {
 	Presence map[string]Presence
 	// Near finds nearest features, per features dataset id.
 	Near map[string]Nearness
+	// Nearest is what the caller's search around the frames found, for a
+	// plan that lists the nearest features (plan.Distance.List); nil
+	// when no search was made.
+	Nearest *Nearest
 	// Places are the caller's checks of plan.Plan.Places.
 	Places []PlaceCheck
 	// Subject names the frames in sentences ("the 49 selected frames",

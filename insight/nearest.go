@@ -5,10 +5,6 @@ import (
 	"strings"
 )
 
-// maxPropertyFacets bounds the properties of the nearest feature shown as
-// facets.
-const maxPropertyFacets = 8
-
 // featureNoun is what one feature of a dataset is called: "health
 // facility" for "Health facilities".
 func featureNoun(d *Dataset) string {
@@ -44,7 +40,7 @@ func (a *answerer) nearest() {
 	if len(feats) == 0 {
 		a.ins.Headline = "No " + noun + " lies within " + limit + " of " + among + a.missingClause() + "."
 		a.ins.Facets = append(a.ins.Facets, Facet{"Searched", "within " + limit + " of " + plural(len(a.known), "the frame", "the selected frames")})
-		a.nearDetails(nr)
+		a.nearDetailsOld(nr)
 		return
 	}
 	a.used[a.p.near] = true
@@ -132,12 +128,12 @@ func (a *answerer) nearest() {
 		a.details = append(a.details, "Only "+fmtInt(len(feats))+" "+plural(len(feats), noun, featureNouns(d))+" "+
 			plural(len(feats), "lies", "lie")+" within "+limit+".")
 	}
-	a.nearDetails(nr)
+	a.nearDetailsOld(nr)
 }
 
 // nearDetails says how distances are measured and what the search could
 // not read or show.
-func (a *answerer) nearDetails(nr *Nearest) {
+func (a *answerer) nearDetailsOld(nr *Nearest) {
 	a.details = append(a.details, "Distances are great-circle distances on a sphere of mean Earth radius, from the nearest edge of the nearest selected frame (0 inside it).")
 	if nr.Hidden {
 		a.details = append(a.details, "Names, positions and properties of features are shown to keys with feature.read.")
@@ -148,25 +144,3 @@ func (a *answerer) nearDetails(nr *Nearest) {
 	}
 }
 
-// coord shows a coordinate with at most 5 decimals (about a metre).
-func coord(v float64) string {
-	s := strconv.FormatFloat(v, 'f', 5, 64)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	if s == "-0" {
-		s = "0"
-	}
-	return s
-}
-
-// propertyText shows a property's value: a number as FormatNumber does,
-// text trimmed to 100 characters.
-func propertyText(v Value) string {
-	if v.IsNum {
-		return FormatNumber(v.Num)
-	}
-	s := strings.TrimSpace(v.Str)
-	if r := []rune(s); len(r) > 100 {
-		s = string(r[:100]) + "…"
-	}
-	return s
-}
