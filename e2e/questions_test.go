@@ -147,7 +147,6 @@ func haversineKm(lon1, lat1, lon2, lat2 float64) float64 {
 	return 2 * r * math.Asin(math.Min(1, math.Sqrt(h)))
 }
 
-
 var numberRe = regexp.MustCompile(`-?\d[\d,]*(?:\.\d+)?`)
 
 // numbers are the figures of a display string, as numbers.

@@ -143,4 +143,3 @@ func (a *answerer) nearDetailsOld(nr *Nearest) {
 			" on crowded frames could not be read; one of them might be nearer.")
 	}
 }
-
