@@ -1,9 +1,6 @@
 package insight
 
 import (
-	"strings"
-	"unicode"
-
 	"frameindex/plan"
 )
 
@@ -69,18 +66,6 @@ const (
 	cLGA        = plan.ConceptLGA
 	cWard       = plan.ConceptWard
 )
-
-// words returns the singular forms of s's words (letters and digits;
-// everything else separates): how a label and a unit are compared.
-func words(s string) []string {
-	ws := strings.FieldsFunc(strings.ToLower(strings.NewReplacer("'", "", "’", "").Replace(s)), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	for i, w := range ws {
-		ws[i] = singular(w)
-	}
-	return ws
-}
 
 // singular folds an English plural onto its singular (plan.Singular).
 func singular(w string) string { return plan.Singular(w) }
