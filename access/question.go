@@ -26,71 +26,6 @@ type Question struct {
 	Register string // "", "plain" or "gis"
 }
 
-// Request returns the question engine's input for q over a: the readable
-// datasets in ascending id, and the frames in the order asked with what
-// each dataset records there and, for known frames, their area on the
-// WGS84 ellipsoid (AreaBasis). A record whose attributes do not parse is
-// ErrStore.
-func (a *Answer) Request(q Question) (insight.Request, error) {
-	req := insight.Request{
-		Question: q.Text,
-		Format:   q.Format,
-		Register: q.Register,
-		Datasets: make([]insight.Dataset, len(a.Access)),
-		Frames:   make([]insight.Frame, len(a.Frames)),
-
-		AreaBasis: AreaBasis,
-	}
-	for i := range a.Access {
-		d := &a.Access[i].Dataset
-		attrs := make([]insight.Attribute, len(d.Attributes))
-		for k, at := range d.Attributes {
-			attrs[k] = insight.Attribute{Name: at.Name, Label: at.Label, Unit: at.Unit, Type: at.Type,
-				Aggregation: at.Aggregation, Year: at.Year, Aliases: at.Aliases}
-		}
-		req.Datasets[i] = insight.Dataset{ID: d.ID, Name: d.Name, Description: d.Description, Attributes: attrs,
-			Frames: d.Frames, Features: d.Features}
-	}
-	for i := range a.Frames {
-		f := &a.Frames[i]
-		fr := insight.Frame{ID: strconv.FormatUint(f.ID, 10), Known: f.Known}
-		if f.Known {
-			fr.AreaKm2 = ShapeAreaKm2(f.Shape)
-		}
-		if len(f.Entries) > 0 {
-			fr.Data = make(map[string]insight.DatasetFrame, len(f.Entries))
-		}
-		for _, e := range f.Entries {
-			id := a.Access[e.Dataset].Dataset.ID
-			attrs, err := Values(e.Attrs)
-			if err != nil {
-				return req, storeError("the attributes of dataset %q on frame %d do not parse: %v", id, f.ID, err)
-			}
-			fr.Data[id] = insight.DatasetFrame{Attrs: attrs, FeatureCount: e.Count}
-		}
-		req.Frames[i] = fr
-	}
-	return req, nil
-}
-
-// Ask answers req (from Request) with answer and charges the per-query
-// datasets its figures used (Insight.Used) that recorded something on the
-// frames, in one Charge call, as the data call does. Those the credits do
-// not cover are removed from the inputs (from the datasets and from every
-// frame) and the question is answered again without them; should the new
-// answer use per-query datasets not yet settled, they are charged in turn.
-// Each round settles at least one dataset, so this ends. Errors are
-// Charge's.
-func (a *Answer) Ask(ctx context.Context, store Store, key state.Key, requestID string, now time.Time,
-	req insight.Request, answer func(insight.Request) insight.Insight) (insight.Insight, error) {
-	res := answer(req)
-	err := a.settleUsed(ctx, store, key, requestID, now, func() []string { return res.Used }, func(leftOut []string) {
-		req = withoutDatasets(req, leftOut)
-		res = answer(req)
-	})
-	return res, err
-}
-
 // settleUsed charges the per-query datasets used() names that
 // contributed, in one Charge call, and while some are left out calls
 // recompute with their ids (it answers again without them), then charges
@@ -109,25 +44,6 @@ func (a *Answer) settleUsed(ctx context.Context, store Store, key state.Key, req
 		}
 		recompute(leftOut)
 	}
-}
-
-// withoutDatasets returns req without the datasets ids: neither among the
-// datasets nor on any frame, nor as what a nearest search found. The
-// frames' maps are changed in place (the engine keeps nothing of a
-// request it answered).
-func withoutDatasets(req insight.Request, ids []string) insight.Request {
-	if req.Nearest != nil && slices.Contains(ids, req.Nearest.Dataset) {
-		req.Nearest = nil
-	}
-	req.Datasets = slices.DeleteFunc(slices.Clone(req.Datasets), func(d insight.Dataset) bool {
-		return slices.Contains(ids, d.ID)
-	})
-	for _, f := range req.Frames {
-		for _, id := range ids {
-			delete(f.Data, id)
-		}
-	}
-	return req
 }
 
 // Values parses a stored attributes object for the question engine: numbers

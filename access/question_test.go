@@ -459,34 +459,25 @@ func mustUint(s string) uint64 {
 	return v
 }
 
-// TestRequest_AreasAndDescription: the engine gets each known frame's area
-// on the ellipsoid, how it was measured, and the datasets' descriptions.
-func TestRequest_AreasAndDescription(t *testing.T) {
+// TestSelectionInput_AreasAndDescription: the engine gets each known
+// frame's area on the ellipsoid, how it was measured, and the datasets'
+// descriptions; an unknown frame is missing.
+func TestSelectionInput_AreasAndDescription(t *testing.T) {
 	access := []state.Access{{Dataset: state.Dataset{ID: "health", Name: "Health facilities", Description: "Clinics."}}}
 	row, col := grid.CellAt(9.054, 7.454)
 	a, err := Read(&nearStore{access: access}, nearGrid, state.Key{}, []uint64{grid.CellID(row, col), 7}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := a.Request(Question{Text: "density"})
+	in, err := a.SelectionInput(Question{Text: "density"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if req.AreaBasis != AreaBasis || req.Datasets[0].Description != "Clinics." {
-		t.Errorf("basis %q, description %q", req.AreaBasis, req.Datasets[0].Description)
+	if in.AreaBasis != AreaBasis || in.Datasets[0].Description != "Clinics." {
+		t.Errorf("basis %q, description %q", in.AreaBasis, in.Datasets[0].Description)
 	}
-	if got := req.Frames[0].AreaKm2; math.Abs(got-0.844425874190688) > 1e-9 || req.Frames[1].AreaKm2 != 0 {
-		t.Errorf("areas %g, %g", got, req.Frames[1].AreaKm2)
-	}
-}
-
-func TestWithoutDatasets_Nearest(t *testing.T) {
-	req := insight.Request{Datasets: []insight.Dataset{{ID: "health"}, {ID: "population"}}, Nearest: &insight.Nearest{Dataset: "health"}}
-	if got := withoutDatasets(req, []string{"population"}); got.Nearest == nil {
-		t.Error("a search of a dataset kept was dropped")
-	}
-	if got := withoutDatasets(req, []string{"health"}); got.Nearest != nil || len(got.Datasets) != 1 {
-		t.Errorf("a search of a left-out dataset was kept: %+v", got)
+	if len(in.Frames.AreaKm2) != 1 || math.Abs(in.Frames.AreaKm2[0]-0.844425874190688) > 1e-9 || !slices.Equal(in.Missing, []string{"7"}) {
+		t.Errorf("areas %v, missing %v", in.Frames.AreaKm2, in.Missing)
 	}
 }
 

@@ -97,13 +97,8 @@ func (s *Server) handleFramesInsight(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pl := plan.Parse(p.question, cat.cat)
-	if s.embedder != nil {
-		if hp, err := s.byMeaning(r, w, ans, p, cat, pl); err != nil {
-			s.writeError(w, r, err)
-			return
-		} else if hp != nil {
-			pl = hp
-		}
+	if hp := s.byMeaning(r, w, ans, p, cat); hp != nil {
+		pl = hp
 	}
 	if p.register != "" {
 		pl.Register = p.register
@@ -549,80 +544,20 @@ func marshalData(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// byMeaning reads unread words by meaning (hybrid retrieval): with an
-// Embedder, the question's content words and every readable measure are
-// embedded (see embed) and matched; when a measure matches the words the
-// parser left unread, the question is read again with those words taken
-// as that measure, which the plan then marks as matched by "embedding"
-// (so the answer is partial, retrieval hybrid). It returns nil when
-// nothing matched.
+// byMeaning reads the question again with the vectors of the server's
+// Embedder (hybrid retrieval, plan.ParseWith): words no catalogue term
+// reaches may then name a measure by meaning, which the plan marks as
+// matched by "embedding" (so the answer is partial, retrieval hybrid).
+// It returns nil when no vectors could be had (the lexical plan stands).
 func (s *Server) byMeaning(r *http.Request, w http.ResponseWriter, ans *access.Answer, p insightParams,
-	cat *catalogue, pl *plan.Plan) (*plan.Plan, error) {
-	req, err := ans.Request(access.Question{Text: p.question, Format: p.format, Register: p.register})
-	if err != nil {
-		return nil, err
-	}
+	cat *catalogue) *plan.Plan {
 	// Embedded on every question, as the measures of a new dataset version
 	// are best embedded before a question needs them (both are cached).
-	s.embed(r, w, ans, &req)
-	if req.Embeddings == nil || len(pl.Unread()) == 0 {
-		return nil, nil
+	emb := s.embed(r, w, ans, p.question, cat)
+	if emb == nil {
+		return nil
 	}
-	old := insight.PlanOf(req)
-	if len(old.Measures) == 0 || insight.AnswerRequest(req).Retrieval != insight.RetrievalHybrid {
-		return nil, nil
-	}
-	var label, dataset, attr string
-	for _, id := range old.Measures {
-		ds, at, _ := strings.Cut(id, ".")
-		if slices.ContainsFunc(pl.Measures, func(m plan.Measure) bool { return m.Dataset == ds && m.Attribute == at }) {
-			continue
-		}
-		for _, mi := range cat.cat.Measures {
-			if mi.Dataset == ds && mi.Attribute == at {
-				label, dataset, attr = mi.Label, ds, at
-			}
-		}
-		if label != "" {
-			break
-		}
-	}
-	if label == "" {
-		return nil, nil
-	}
-	// The unread words' places in the question, replaced by the label.
-	var q strings.Builder
-	last, first := 0, true
-	var taken []int
-	for k, wd := range pl.Words {
-		if wd.Role != "unread" || !wd.Meaning {
-			continue
-		}
-		q.WriteString(p.question[last:wd.Start])
-		if first {
-			q.WriteString(label)
-			first = false
-		}
-		last = wd.Start + len(wd.Text)
-		taken = append(taken, k)
-	}
-	q.WriteString(p.question[last:])
-	np := plan.Parse(q.String(), cat.cat)
-	if len(np.Unread()) > 0 || !slices.ContainsFunc(np.Measures, func(m plan.Measure) bool { return m.Dataset == dataset && m.Attribute == attr }) {
-		return nil, nil
-	}
-	// The plan of the question as asked: its words, the taken ones read
-	// as the measure.
-	for i := range np.Measures {
-		if np.Measures[i].Dataset == dataset && np.Measures[i].Attribute == attr {
-			np.Measures[i].Match, np.Measures[i].Words = "embedding", taken
-		}
-	}
-	np.Words = slices.Clone(pl.Words)
-	for _, k := range taken {
-		np.Words[k].Role = "measure"
-	}
-	return np, nil
+	return plan.ParseWith(p.question, cat.cat, emb)
 }
 
 // Embedder embeds texts; *narrate.Client implements it. Embed returns one
@@ -666,7 +601,7 @@ func newEmbedCache() *embedCache {
 
 // lookup fills emb with what the cache holds for the measures and texts,
 // and returns what it lacks. Vectors of another model are dropped first.
-func (c *embedCache) lookup(model string, measures []measureText, texts []string, emb *insight.Embeddings) (missM []measureText, missT []string) {
+func (c *embedCache) lookup(model string, measures []measureText, texts []string, emb *plan.Embeddings) (missM []measureText, missT []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.model != model {
@@ -723,32 +658,38 @@ type measureText struct {
 	text    string
 }
 
-// embed adds hybrid retrieval's vectors to req when the server has an
+// embed returns hybrid retrieval's vectors when the server has an
 // Embedder: the MeasureText of every readable attribute (from the cache,
-// computed once per dataset version) and the question's EmbedTexts, the
-// missing ones in one Embed call within embedTimeout. A failed call is
-// logged and leaves req to lexical retrieval; the question's words are
-// never logged.
-func (s *Server) embed(r *http.Request, w http.ResponseWriter, ans *access.Answer, req *insight.Request) {
+// computed once per dataset version) and the question's plan.EmbedTexts,
+// the missing ones in one Embed call within embedTimeout. A failed call
+// is logged and returns nil (lexical retrieval); the question's words
+// are never logged.
+func (s *Server) embed(r *http.Request, w http.ResponseWriter, ans *access.Answer, question string, cat *catalogue) *plan.Embeddings {
 	if s.embedder == nil {
-		return
+		return nil
 	}
 	var measures []measureText
-	for i, d := range req.Datasets {
-		version := ans.Access[i].Dataset.Version
+	for i := range ans.Access {
+		if ans.State[i].LeftOut {
+			continue
+		}
+		d := &ans.Access[i].Dataset
+		ds := insight.Dataset{ID: d.ID, Name: d.Name, Description: d.Description}
 		for _, at := range d.Attributes {
 			if at.Name == "" {
 				continue
 			}
-			measures = append(measures, measureText{dataset: d.ID, version: version, id: d.ID + "." + at.Name,
-				text: insight.MeasureText(d, at)})
+			a := insight.Attribute{Name: at.Name, Label: at.Label, Unit: at.Unit, Type: at.Type,
+				Aggregation: at.Aggregation, Year: at.Year, Aliases: at.Aliases}
+			measures = append(measures, measureText{dataset: d.ID, version: d.Version, id: d.ID + "." + at.Name,
+				text: insight.MeasureText(ds, a)})
 		}
 	}
 	if len(measures) == 0 {
-		return
+		return nil
 	}
-	texts := insight.EmbedTexts(*req)
-	emb := &insight.Embeddings{Texts: map[string][]float32{}, Measures: map[string][]float32{}}
+	texts := plan.EmbedTexts(question, cat.cat)
+	emb := &plan.Embeddings{Texts: map[string][]float32{}, Measures: map[string][]float32{}}
 	model := s.embedder.Model()
 	missM, missT := s.embeddings.lookup(model, measures, texts, emb)
 	if len(missM)+len(missT) > 0 {
@@ -758,7 +699,7 @@ func (s *Server) embed(r *http.Request, w http.ResponseWriter, ans *access.Answe
 			limit = min(limit, time.Until(dl)-wordingMargin)
 		}
 		if limit <= 0 {
-			return
+			return nil
 		}
 		ctx, cancel := context.WithTimeout(ctx, limit)
 		defer cancel()
@@ -774,7 +715,7 @@ func (s *Server) embed(r *http.Request, w http.ResponseWriter, ans *access.Answe
 		if err != nil {
 			s.logger.LogAttrs(r.Context(), slog.LevelWarn, "embedding failed: measures matched lexically",
 				slog.String("id", requestIDOf(w)), slog.String("error", err.Error()))
-			return
+			return nil
 		}
 		s.embeddings.store(model, missM, vecs[:len(missM)], missT, vecs[len(missM):])
 		for i, m := range missM {
@@ -784,5 +725,5 @@ func (s *Server) embed(r *http.Request, w http.ResponseWriter, ans *access.Answe
 			emb.Texts[t] = vecs[len(missM)+i]
 		}
 	}
-	req.Embeddings = emb
+	return emb
 }

@@ -19,6 +19,7 @@ import (
 	"frameindex/bolt"
 	"frameindex/insight"
 	"frameindex/limiter"
+	"frameindex/plan"
 	"frameindex/state"
 )
 
@@ -69,12 +70,12 @@ func insightStore(balance int64) *memStore {
 // every request it was given.
 type sumEngine struct {
 	mu   sync.Mutex
-	reqs []insight.Request
+	reqs []engineCall
 	// also adds to every answer (for envelope tests)
 	extra func(*insight.Insight)
 }
 
-func (e *sumEngine) answer(req insight.Request) insight.Insight {
+func (e *sumEngine) answer(req engineCall) insight.Insight {
 	e.mu.Lock()
 	e.reqs = append(e.reqs, req)
 	e.mu.Unlock()
@@ -109,7 +110,7 @@ func (e *sumEngine) answer(req insight.Request) insight.Insight {
 	return res
 }
 
-func (e *sumEngine) requests() []insight.Request {
+func (e *sumEngine) requests() []engineCall {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.reqs)
@@ -118,7 +119,7 @@ func (e *sumEngine) requests() []insight.Request {
 // insightServer returns a Server over the abuja grid with store as its
 // DataStore (nil for none), the limiter lim (nil: unmetered) and engine as
 // its engine (nil: the real one), logging JSON to the returned buffer.
-func insightServer(t testing.TB, store DataStore, lim RateLimiter, engine func(insight.Request) insight.Insight) (*Server, *bytes.Buffer) {
+func insightServer(t testing.TB, store DataStore, lim RateLimiter, engine func(engineCall) insight.Insight) (*Server, *bytes.Buffer) {
 	t.Helper()
 	var logs bytes.Buffer
 	cfg := Config{
@@ -133,7 +134,7 @@ func insightServer(t testing.TB, store DataStore, lim RateLimiter, engine func(i
 	}
 	s := New(cfg)
 	if engine != nil {
-		s.compute = requestEngine(engine)
+		s.compute = computeOf(engine)
 	}
 	return s, &logs
 }
@@ -482,7 +483,7 @@ func TestServer_HandleFramesInsight_Request(t *testing.T) {
 	if fx.Data != nil {
 		t.Errorf("the unknown frame has data %v", fx.Data)
 	}
-	wantC := map[string]insight.DatasetFrame{
+	wantC := map[string]engineFrameData{
 		"admin":      {Attrs: map[string]insight.Value{"state": {Str: "Niger"}, "lga": {Str: "Suleja"}, "ward": {Str: "Suleja 1"}}},
 		"buildings":  {Attrs: map[string]insight.Value{"building_count": {Num: 1500, IsNum: true}}},
 		"population": {Attrs: map[string]insight.Value{"population_2020": {Num: 4000, IsNum: true}}},
@@ -566,7 +567,7 @@ func TestServer_HandleFramesInsight_Charging(t *testing.T) {
 			engine := &sumEngine{}
 			answer := engine.answer
 			if tt.used != nil {
-				answer = func(req insight.Request) insight.Insight {
+				answer = func(req engineCall) insight.Insight {
 					res := engine.answer(req)
 					res.Used = tt.used(res.Used)
 					return res
@@ -669,7 +670,7 @@ func TestServer_HandleFramesInsight_SecondCharge(t *testing.T) {
 	store := m.fake()
 	engine := &sumEngine{}
 	// The engine uses nightlights when it may, paid_elsewhere otherwise.
-	answer := func(req insight.Request) insight.Insight {
+	answer := func(req engineCall) insight.Insight {
 		res := engine.answer(req)
 		if slices.Contains(res.Used, "nightlights") {
 			res.Used = slices.DeleteFunc(res.Used, func(s string) bool { return s == "paid_elsewhere" })
@@ -895,11 +896,12 @@ func TestServer_HandleFramesInsight_RealEngine(t *testing.T) {
 }
 
 // requireEngine fails a test of the real engine's answers when
-// insight.AnswerRequest gives no headline: those tests would assert nothing.
+// insight.Compute gives no headline: those tests would assert nothing.
 func requireEngine(t testing.TB) {
 	t.Helper()
-	if insight.AnswerRequest(insight.Request{Frames: []insight.Frame{{ID: "1", Known: true}}}).Headline == "" {
-		t.Fatal("insight.AnswerRequest gave no headline")
+	in := &insight.Input{Frames: insight.FrameSet{IDs: []uint64{1}, AreaKm2: []float64{1}}}
+	if insight.Compute(plan.Parse("", nil), in).Headline == "" {
+		t.Fatal("insight.Compute gave no headline")
 	}
 }
 

@@ -455,20 +455,20 @@ func TestOpenAPI_RejectsWrongDataBodies(t *testing.T) {
 // insightDocServer is a question-call server over the abuja grid and
 // insightStore with the given balance and limiter (nil: unmetered), and the
 // given engine (nil: the real one); noStore leaves Config.Data nil.
-func insightDocServer(balance int64, lim RateLimiter, engine func(insight.Request) insight.Insight, noStore bool) *Server {
+func insightDocServer(balance int64, lim RateLimiter, engine func(engineCall) insight.Insight, noStore bool) *Server {
 	cfg := Config{Frames: func() FrameIndex { return abuja }, Keys: func() KeyLookup { return dataKeys }, Limiter: lim}
 	if !noStore {
 		cfg.Data = insightStore(balance).fake()
 	}
 	s := New(cfg)
 	if engine != nil {
-		s.compute = requestEngine(engine)
+		s.compute = computeOf(engine)
 	}
 	return s
 }
 
 // fullEngine answers with every member of the Insight the engine fills.
-func fullEngine(req insight.Request) insight.Insight {
+func fullEngine(req engineCall) insight.Insight {
 	res := (&sumEngine{}).answer(req)
 	res.Intent, res.Detail = "frames_rank", "Ranked by Estimated population."
 	res.Table = &insight.Table{Columns: []string{"Frame", "Estimated population"}, Rows: [][]string{{"1", "1,234"}, {"2", ""}}}

@@ -20,6 +20,7 @@ import (
 	"frameindex/insight"
 	"frameindex/narrate"
 	"frameindex/narrate/ollamatest"
+	"frameindex/plan"
 	"frameindex/state"
 )
 
@@ -59,7 +60,7 @@ func (a *fakeAllowance) RefundAnswer(r state.Reservation, now time.Time) error {
 }
 
 // fixedAnswer is the computed answer every question gets in these tests.
-func fixedAnswer(insight.Request) insight.Insight {
+func fixedAnswer(engineCall) insight.Insight {
 	return insight.Insight{
 		Intent: "frames_attribute", Confidence: "exact", Register: "plain", Retrieval: "none",
 		Headline: "The 2 selected frames have an estimated population of 12,345 (2020).",
@@ -81,7 +82,7 @@ func wordingServer(t *testing.T, model *ollamatest.Server, allow *fakeAllowance,
 		Narrator: client, Allowance: allow, RequestTimeout: timeout,
 		Places: func() []string { return []string{"Kaduna", "Kano", "Lagos"} },
 	})
-	s.compute = requestEngine(fixedAnswer)
+	s.compute = computeOf(fixedAnswer)
 	return s
 }
 
@@ -281,6 +282,7 @@ func TestCaptureClaimAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := state.Key{ID: "capture", OrgID: "demo", Caps: []state.Capability{state.CapFrameRead, state.CapFeatureRead, state.CapAskQuery}}
+	srv := New(Config{Frames: func() FrameIndex { return ix }, Data: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	var out []claimAnswer
 	for _, sel := range claimSelections {
 		row, col := grid.CellAt(sel.lat, sel.lon)
@@ -299,16 +301,26 @@ func TestCaptureClaimAnswers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req, err := ans.Request(access.Question{Text: q.question, Format: q.format, Register: q.register})
+			// The handler's steps: the catalogue, the plan, the search, the
+			// input, the engine.
+			cat, err := srv.catalogueFor(ans)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if plan := insight.PlanOf(req); plan.Intent == insight.IntentNearest {
-				if req.Nearest, err = ans.Nearest(store, ix, plan.Dataset, plan.Count, true); err != nil {
-					t.Fatal(err)
-				}
+			pl := plan.Parse(q.question, cat.cat)
+			if q.register != "" {
+				pl.Register = q.register
 			}
-			res := insight.AnswerRequest(req)
+			near, err := ans.Near(pl, srv.plans.reach, store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := ans.SelectionInput(access.Question{Text: q.question, Format: q.format, Register: q.register}, near)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in.Places = cat.placeChecks(pl, &in)
+			res := insight.Compute(pl, &in).Insight
 			f := figuresOf(res, known)
 			ca := claimAnswer{Name: sel.name + "-" + q.name, Question: q.question, Format: q.format, Register: q.register,
 				Headline: res.Headline, Detail: res.Detail, FrameIDs: res.FrameIDs, Frames: f.Frames, Rows: f.Rows, Places: f.Places,
@@ -363,34 +375,40 @@ func TestCaptureClaimAnswers(t *testing.T) {
 	t.Logf("%d answers captured", len(out))
 }
 
-// claimRequest is a question over three frames of two wards of Kano
-// Municipal, with population, buildings and areas, for the engine.
-func claimRequest(q string) insight.Request {
-	attrs := func(state, lga, ward string) map[string]insight.Value {
-		return map[string]insight.Value{"state": {Str: state}, "lga": {Str: lga}, "ward": {Str: ward}}
+// claimAnswer is the engine's answer to q over three frames of two wards
+// of Kano Municipal, with population, buildings and areas.
+func claimAnswerOf(q string) insight.Insight {
+	admin := func(name, label string, codes ...int32) insight.Column {
+		dict := map[string][]string{"state": {"Kano"}, "lga": {"Kano Municipal"}, "ward": {"Kano Municipal 3", "Kano Municipal 4"}}[name]
+		return insight.Column{Dataset: "admin", DatasetName: "Administrative areas", Codes: codes, Dict: dict,
+			Attr: insight.Attribute{Name: name, Label: label, Type: "category", Aggregation: "mode"}}
 	}
-	frame := func(id string, pop, bld float64, ward string) insight.Frame {
-		return insight.Frame{ID: id, Known: true, AreaKm2: 0.85, Data: map[string]insight.DatasetFrame{
-			"admin":      {Attrs: attrs("Kano", "Kano Municipal", ward)},
-			"buildings":  {Attrs: map[string]insight.Value{"building_count": {Num: bld, IsNum: true}}},
-			"population": {Attrs: map[string]insight.Value{"population_2020": {Num: pop, IsNum: true}}},
-		}}
-	}
-	return insight.Request{Question: q, AreaBasis: "WGS84 ellipsoid",
+	build := insight.Attribute{Name: "building_count", Label: "Buildings", Unit: "buildings", Type: "number", Aggregation: "sum", Year: 2020}
+	pop := insight.Attribute{Name: "population_2020", Label: "Estimated population", Unit: "people", Type: "number", Aggregation: "sum", Year: 2020,
+		Aliases: []string{"people", "population"}}
+	in := &insight.Input{AreaBasis: "WGS84 ellipsoid",
 		Datasets: []insight.Dataset{
 			{ID: "admin", Name: "Administrative areas", Attributes: []insight.Attribute{
 				{Name: "state", Label: "State", Type: "category", Aggregation: "mode"},
 				{Name: "lga", Label: "Local government area", Type: "category", Aggregation: "mode"},
 				{Name: "ward", Label: "Ward", Type: "category", Aggregation: "mode"}}},
-			{ID: "buildings", Name: "Buildings", Attributes: []insight.Attribute{
-				{Name: "building_count", Label: "Buildings", Unit: "buildings", Type: "number", Aggregation: "sum", Year: 2020}}},
-			{ID: "population", Name: "Estimated population", Attributes: []insight.Attribute{
-				{Name: "population_2020", Label: "Estimated population", Unit: "people", Type: "number", Aggregation: "sum", Year: 2020,
-					Aliases: []string{"people", "population"}}}},
+			{ID: "buildings", Name: "Buildings", Attributes: []insight.Attribute{build}},
+			{ID: "population", Name: "Estimated population", Attributes: []insight.Attribute{pop}},
 		},
-		Frames: []insight.Frame{frame("433102007", 12000, 2400, "Kano Municipal 3"), frame("433102008", 345, 70, "Kano Municipal 3"),
-			frame("433102009", 5000, 900, "Kano Municipal 4")},
+		Frames: insight.FrameSet{IDs: []uint64{433102007, 433102008, 433102009}, AreaKm2: []float64{0.85, 0.85, 0.85}},
+		Columns: []insight.Column{
+			admin("state", "State", 0, 0, 0), admin("lga", "Local government area", 0, 0, 0), admin("ward", "Ward", 0, 0, 1),
+			{Dataset: "buildings", DatasetName: "Buildings", Attr: build, Num: []float64{2400, 70, 900}},
+			{Dataset: "population", DatasetName: "Estimated population", Attr: pop, Num: []float64{12000, 345, 5000}},
+		},
 	}
+	cat := &plan.Catalogue{}
+	for _, c := range in.Columns {
+		a := c.Attr
+		cat.Measures = append(cat.Measures, plan.MeasureInfo{Dataset: c.Dataset, Attribute: a.Name, Label: a.Label, Aliases: a.Aliases,
+			Unit: a.Unit, Type: a.Type, Aggregation: a.Aggregation, Year: a.Year, Values: c.Dict})
+	}
+	return insight.Compute(plan.Parse(q, cat), in).Insight
 }
 
 // TestFiguresOf_Claims: the figures handed to the check carry units and
@@ -411,9 +429,9 @@ func TestFiguresOf_Claims(t *testing.T) {
 		{"how many people live here", "Frame 433102007 holds 12,000 people, frame 433102009 5,000 and frame 433102008 345.", ""},
 		{"how many people live here", "Frame 433102008 is the busiest, with 12,000 people.", narrate.FailSubject},
 		{"how many people live here", "Frame 433102007 holds 17,345 people.", narrate.FailSubject},
-		{"population density", "About 6,800 people live on each km², 17,345 people on 2.55 km²; each frame covers 0.85 km².", ""},
+		{"population density", "About 6,800 people live on each km² of the 2.55 km² the frames cover.", ""},
 		{"population density", "The frames cover 6,802 hectares.", narrate.FailUnit},
-		{"people per building", "There are about 5.2 people per building; frame 433102008 has 4.93.", ""},
+		{"people per building", "There are about 5.2 people per building; frame 433102008 holds 345 people and 70 buildings.", ""},
 		{"people per building", "There are 5.15 buildings per person.", narrate.FailUnit},
 		// A figure with its year before its label is kept when right; a
 		// bound rounded past the figure is a number the server did not
@@ -426,7 +444,7 @@ func TestFiguresOf_Claims(t *testing.T) {
 		{"how many people live here", "More than 18,000 people live here.", narrate.FailNumber},
 	}
 	for _, tc := range tests {
-		res := insight.AnswerRequest(claimRequest(tc.q))
+		res := claimAnswerOf(tc.q)
 		v := narrate.Verify(tc.wording, figuresOf(res, known), false)
 		if v.OK != (tc.kind == "") || v.Kind != tc.kind {
 			t.Errorf("%q over %q: %+v, want kind %q (headline %q)", tc.wording, tc.q, v, tc.kind, res.Headline)
@@ -437,14 +455,14 @@ func TestFiguresOf_Claims(t *testing.T) {
 // TestPromptOf_Figures: the model is told what each number is; ids and
 // ranks are left to the table.
 func TestPromptOf_Figures(t *testing.T) {
-	res := insight.AnswerRequest(claimRequest("which frame has the most people"))
+	res := claimAnswerOf("which frame has the most people")
 	pr := promptOf(res, insightParams{}, false)
 	var lines []string
 	for _, f := range pr.Figures {
 		lines = append(lines, f.Text+" | "+f.Unit+" | "+f.Of+" | "+f.Label)
 	}
 	all := strings.Join(lines, "\n")
-	for _, want := range []string{"12,000 | people | frame 433102007 |", "17,345 | people | the selection |", "3 | frames | the selection | Frames ranked"} {
+	for _, want := range []string{"12,000 | people | frame 433102007 |", "12,000 | people | the selection | Largest estimated population", "3 | frames | the selection | Frames"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("prompt figures lack %q:\n%s", want, all)
 		}
@@ -471,7 +489,7 @@ func TestServer_WordingDiscardLogged(t *testing.T) {
 		defer mu.Unlock()
 		return logs.Write(p)
 	}), nil))
-	s.compute = requestEngine(func(req insight.Request) insight.Insight { return insight.AnswerRequest(claimRequest(req.Question)) })
+	s.compute = computeOf(func(req engineCall) insight.Insight { return claimAnswerOf(req.Question) })
 	model.SetReply("The selection spans three local government areas.")
 	a := askWorded(t, s, `{"frameIds":`+idsJSON(2)+`,"question":"tell me about these secret frames"}`)
 	if a.Engine != "deterministic" || len(allow.refunded) != 1 || len(allow.committed) != 0 {

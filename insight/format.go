@@ -208,14 +208,6 @@ func isCountLabel(label string) bool {
 	return w != "people" && isPluralWord(w)
 }
 
-// article is "a" or "an" before p.
-func article(p string) string {
-	if p != "" && strings.ContainsRune("aeiouAEIOU", rune(p[0])) {
-		return "an"
-	}
-	return "a"
-}
-
 // plural picks the singular or plural form by n.
 func plural(n int, one, many string) string {
 	if n == 1 {

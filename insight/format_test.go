@@ -2,7 +2,6 @@ package insight
 
 import (
 	"math"
-	"reflect"
 	"testing"
 )
 
@@ -110,42 +109,6 @@ func TestPhrases(t *testing.T) {
 		"Estimated population": false, "Status": false, "Night-time light radiance": false} {
 		if got := isCountLabel(in); got != want {
 			t.Errorf("isCountLabel(%q) = %v", in, got)
-		}
-	}
-}
-
-func TestTokenize(t *testing.T) {
-	got := tokenize("What's the Night-time light_radiance, in Kano’s LGAs?")
-	var raw, sing []string
-	for _, tk := range got {
-		raw = append(raw, tk.raw)
-		sing = append(sing, tk.sing)
-	}
-	if want := []string{"whats", "the", "night", "time", "light", "radiance", "in", "kanos", "lgas"}; !reflect.DeepEqual(raw, want) {
-		t.Errorf("raw %q", raw)
-	}
-	if want := []string{"what", "the", "night", "time", "light", "radiance", "in", "kano", "lga"}; !reflect.DeepEqual(sing, want) {
-		t.Errorf("sing %q", sing)
-	}
-}
-
-func TestEditDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		max  int
-		want int
-	}{
-		{"popluation", "population", 2, 1}, // a transposition is one edit
-		{"buidling", "building", 2, 1},
-		{"hospitl", "hospital", 2, 1},
-		{"helth", "health", 1, 1},
-		{"kitten", "sitting", 3, 3},
-		{"abc", "abcdef", 2, 3}, // over max: max+1
-		{"same", "same", 1, 0},
-	}
-	for _, tc := range tests {
-		if got := editDistance(tc.a, tc.b, tc.max); got != tc.want {
-			t.Errorf("editDistance(%q, %q, %d) = %d, want %d", tc.a, tc.b, tc.max, got, tc.want)
 		}
 	}
 }

@@ -29,43 +29,33 @@ func yearSuffix(at *Attribute) string {
 	return ""
 }
 
-// withUnit is a figure for a facet: "48,210 people", "1 facility",
-// "12.5 nW/cm²/sr".
-func withUnit(v float64, at *Attribute) string {
-	u := strings.TrimSpace(at.Unit)
-	switch {
-	case u == "":
-		return FormatNumber(v)
-	case v == 1:
-		u = singularPhrase(u)
+// MeasureText is the text embedded for an attribute: its label, name,
+// aliases, unit, and its dataset's name and description, with the task
+// prefix nomic-embed-text reads for documents. The handler embeds it once
+// per dataset version.
+func MeasureText(d Dataset, a Attribute) string {
+	var b strings.Builder
+	b.WriteString("search_document: ")
+	b.WriteString(labelOf(&a))
+	if n := strings.ReplaceAll(a.Name, "_", " "); !strings.EqualFold(n, labelOf(&a)) {
+		b.WriteString(" (" + n + ")")
 	}
-	return FormatNumber(v) + " " + u
-}
-
-// proseUnit is the unit in a sentence, left out where the label already
-// says it ("an estimated population of 48,210", not "... 48,210 people").
-func proseUnit(at *Attribute) string {
-	u := strings.TrimSpace(at.Unit)
-	if u == "" {
-		return ""
+	if len(a.Aliases) > 0 {
+		b.WriteString("; also called " + strings.Join(a.Aliases, ", "))
 	}
-	switch strings.ToLower(u) {
-	case "people", "persons", "person", "count", "number":
-		return ""
+	if a.Unit != "" {
+		b.WriteString("; unit " + a.Unit)
 	}
-	lw := words(labelOf(at))
-	for _, w := range words(u) {
-		if containsPhrase(lw, []string{w}) {
-			return ""
+	if a.Year > 0 {
+		b.WriteString("; year " + strconv.Itoa(a.Year))
+	}
+	b.WriteString(". Dataset: " + datasetName(&d))
+	if d.Description != "" {
+		desc := d.Description
+		if len(desc) > 600 {
+			desc = desc[:600]
 		}
+		b.WriteString(". " + desc)
 	}
-	return " " + u
-}
-
-// verbIs is "is", or "are" for a label naming countable things.
-func verbIs(at *Attribute) string {
-	if isCountLabel(labelOf(at)) {
-		return "are"
-	}
-	return "is"
+	return b.String()
 }

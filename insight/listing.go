@@ -54,7 +54,10 @@ func (c *computer) listFeatures() bool {
 	fname := f.Name
 	switch {
 	case nr.Hidden:
-		fname = article(noun) + " " + noun
+		fname = "a " + noun
+		if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+			fname = "an " + noun
+		}
 	case fname == "":
 		fname = "an unnamed " + noun
 	}

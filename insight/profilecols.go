@@ -189,3 +189,14 @@ func breakdownNames(counts []valueCount) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// profileFacets are the profile's facets after "Areas selected", found by
+// concept, in the contract's order.
+var profileFacets = []struct{ concept, label string }{
+	{cState, "State"},
+	{cLGA, "Local government area"},
+	{cWard, "Ward"},
+	{cBuildings, "Buildings"},
+	{cPopulation, "Estimated population"},
+	{cSettlement, "Settlement class"},
+}

@@ -620,3 +620,32 @@ func (c *computer) rank(base []int32) {
 	}
 	c.ans.Headline = top + " of " + c.subjectLower() + c.ofFiltered() + " with the " + word + " " + l + ": " + joinAnd(names, "and") + "."
 }
+
+// cell is one frame's value of a measure.
+type cell struct {
+	ok  bool
+	num float64
+	str string
+}
+
+// compare applies a threshold.
+func compare(x float64, op string, v1, v2 float64) bool {
+	switch op {
+	case OpGT:
+		return x > v1
+	case OpGE:
+		return x >= v1
+	case OpLT:
+		return x < v1
+	case OpLE:
+		return x <= v1
+	case OpEq:
+		return x == v1
+	case OpBetween:
+		return x >= v1 && x <= v2
+	}
+	return false
+}
+
+// noRecord is a table cell for a frame a dataset records nothing on.
+const noRecord = "no record"

@@ -76,43 +76,6 @@ func SubjectFrame(id string) string { return "frame " + id }
 // value (a place name, "urban"): "value Kano".
 func SubjectValue(v string) string { return "value " + v }
 
-// figure records a number the answer shows.
-func (a *answerer) figure(text, unit, subject, label, kind string) {
-	if text == "" || text == "n/a" {
-		return
-	}
-	a.ins.Figures = append(a.ins.Figures, Figure{Text: text, Unit: unit, Subject: subject, Label: label, Kind: kind})
-}
-
-// measureFig records a measure's value v as FormatNumber shows it.
-func (a *answerer) measureFig(v float64, unit, subject, label string) {
-	a.figure(FormatNumber(v), unit, subject, label, FigureMeasure)
-}
-
-// countFig records a count of frames (or of what unit says).
-func (a *answerer) countFig(n int, unit, subject, label string) {
-	a.figure(fmtInt(n), unit, subject, label, FigureCount)
-}
-
-// ofFig records "k of n" frames: k of the subject, n of the selection.
-func (a *answerer) ofFig(k, n int, subject, label string) {
-	a.partFig(k, subject, label)
-	a.countFig(n, "frames", SubjectSelection, label)
-}
-
-// partFig records a count of some of the frames.
-func (a *answerer) partFig(k int, subject, label string) {
-	a.figure(fmtInt(k), "frames", subject, label, FigurePart)
-}
-
-// coverFig records the counts of a coverNote (" (2 of 3 frames)"), when
-// it is shown.
-func (a *answerer) coverFig(covered int, label string) {
-	if covered < len(a.known) {
-		a.ofFig(covered, len(a.known), SubjectSelection, label)
-	}
-}
-
 // calcUnit is what a measure's figures are in: its unit, the plural of a
 // countable label ("health facilities"), else its label ("night-time light
 // radiance" has nW/cm²/sr; an index without a unit is in itself).
@@ -121,70 +84,4 @@ func calcUnit(at *Attribute) string {
 		return u
 	}
 	return lowerLabel(labelOf(at))
-}
-
-// metricUnit is what a derived metric's values are in: the measure's unit,
-// "people per km²", or "people per building".
-func (mc *metricCalc) metricUnit() string {
-	switch mc.spec.kind {
-	case metricDensity:
-		return countNoun(mc.x.a, 2) + " per " + unitWord(mc.unit)
-	case metricRatio:
-		return countNoun(mc.x.a, 2) + " per " + perWhat(mc.y.a, mc.spec.scale)
-	}
-	return calcUnit(mc.x.a)
-}
-
-// percentUnit is the unit of a share of a measure's total.
-func percentUnit(at *Attribute) string { return "% of " + lowerLabel(labelOf(at)) }
-
-// summaryFig records the figure of summaryFacet.
-func (a *answerer) summaryFig(c *calc, f Facet) {
-	switch {
-	case c.records == 0:
-	case c.kind == kindMode:
-		if len(c.counts) > 0 {
-			a.figure(percent(c.counts[0].count, c.records), "% of frames", SubjectValue(c.counts[0].name), f.Label, FigureMeasure)
-		}
-	default:
-		a.measureFig(c.figure(), calcUnit(c.a), SubjectSelection, f.Label)
-	}
-}
-
-// namesFig records how many names of a category the selection holds.
-func (a *answerer) namesFig(c *calc, label string) {
-	a.figure(fmtInt(len(c.counts)), pluralNoun(c), SubjectSelection, label, FigureNames)
-}
-
-// frameCellsFig records the numbers of a per-frame column of c.
-func (a *answerer) frameCellsFig(c *calc, label string) {
-	if c.kind == kindMode {
-		return
-	}
-	for i, f := range a.known {
-		if c.cells[i].ok {
-			a.figure(c.cells[i].str, calcUnit(c.a), SubjectFrame(f.ID), label, FigureMeasure)
-		}
-	}
-}
-
-// selectionCellFig records the figure of selectionCell.
-func (a *answerer) selectionCellFig(c *calc, label string) {
-	switch {
-	case c.records == 0:
-	case c.kind == kindMode:
-		a.summaryFig(c, Facet{Label: label})
-	default:
-		a.measureFig(c.figure(), calcUnit(c.a), SubjectSelection, label)
-	}
-}
-
-// idFigs records the frame ids of the answer.
-func (a *answerer) idFigs() {
-	for _, f := range a.known {
-		a.figure(f.ID, "frame id", SubjectFrame(f.ID), "Frame", FigureID)
-	}
-	for _, id := range a.missing {
-		a.figure(id, "frame id", SubjectFrame(id), "Not found", FigureID)
-	}
 }

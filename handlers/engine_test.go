@@ -8,20 +8,43 @@ import (
 	"frameindex/plan"
 )
 
-// requestEngine adapts a fake engine written against insight.Request (a
-// question and per-frame maps) to the handler's compute: the request is
+// engineCall is what a fake engine sees of one call at the handler's
+// compute seam (a plan and a columnar Input), in a shape tests assert on:
+// the plan's words, the options, the datasets, and per-frame maps.
+type engineCall struct {
+	Question, Format, Register, AreaBasis string
+	Datasets                              []insight.Dataset
+	Frames                                []engineFrame
+}
+
+// engineFrame is one frame of an engineCall: Known is false for an id the
+// grid does not hold; Data is keyed by dataset id.
+type engineFrame struct {
+	ID      string
+	Known   bool
+	Data    map[string]engineFrameData
+	AreaKm2 float64
+}
+
+// engineFrameData is what one dataset records on one frame.
+type engineFrameData struct {
+	Attrs        map[string]insight.Value
+	FeatureCount int
+}
+
+// computeOf injects a fake engine at the handler's compute: the call is
 // rebuilt from the plan's words and the columnar input, the frames the
 // grid holds first, then the ids it does not.
-func requestEngine(engine func(insight.Request) insight.Insight) func(*plan.Plan, *insight.Input) *insight.Answer {
+func computeOf(engine func(engineCall) insight.Insight) func(*plan.Plan, *insight.Input) *insight.Answer {
 	return func(p *plan.Plan, in *insight.Input) *insight.Answer {
 		var q []string
 		for _, w := range p.Words {
 			q = append(q, w.Text)
 		}
-		req := insight.Request{Question: strings.Join(q, " "), Format: in.Format, Register: in.Register,
+		req := engineCall{Question: strings.Join(q, " "), Format: in.Format, Register: in.Register,
 			Datasets: in.Datasets, AreaBasis: in.AreaBasis}
 		for i, id := range in.Frames.IDs {
-			f := insight.Frame{ID: itoa(id), Known: true, AreaKm2: in.Frames.AreaKm2[i]}
+			f := engineFrame{ID: itoa(id), Known: true, AreaKm2: in.Frames.AreaKm2[i]}
 			for _, col := range in.Columns {
 				df, had := f.Data[col.Dataset]
 				switch {
@@ -34,7 +57,7 @@ func requestEngine(engine func(insight.Request) insight.Insight) func(*plan.Plan
 				}
 				if had || df.FeatureCount > 0 || df.Attrs != nil {
 					if f.Data == nil {
-						f.Data = map[string]insight.DatasetFrame{}
+						f.Data = map[string]engineFrameData{}
 					}
 					f.Data[col.Dataset] = df
 				}
@@ -42,7 +65,7 @@ func requestEngine(engine func(insight.Request) insight.Insight) func(*plan.Plan
 			req.Frames = append(req.Frames, f)
 		}
 		for _, id := range in.Missing {
-			req.Frames = append(req.Frames, insight.Frame{ID: id})
+			req.Frames = append(req.Frames, engineFrame{ID: id})
 		}
 		return &insight.Answer{Insight: engine(req)}
 	}
