@@ -202,6 +202,9 @@ func planAttributes(p *plan.Plan) map[string]bool {
 	}
 	for _, f := range p.Filters {
 		out[f.Measure.Dataset+"."+f.Measure.Attribute] = true
+		if f.Of != nil {
+			out[f.Of.Dataset+"."+f.Of.Attribute] = true
+		}
 	}
 	if p.Group != nil {
 		out[p.Group.Measure.Dataset+"."+p.Group.Measure.Attribute] = true

@@ -55,12 +55,14 @@ type wirePlan struct {
 	Agg      string        `json:"agg"`
 	Measures []wireMeasure `json:"measures"`
 	Filters  []struct {
-		Measure wireMeasure `json:"measure"`
-		Op      string      `json:"op"`
-		Value   float64     `json:"value"`
-		Value2  float64     `json:"value2"`
-		Text    string      `json:"text"`
-		Not     bool        `json:"not"`
+		Measure wireMeasure  `json:"measure"`
+		Op      string       `json:"op"`
+		Value   float64      `json:"value"`
+		Value2  float64      `json:"value2"`
+		Text    string       `json:"text"`
+		Not     bool         `json:"not"`
+		Per     string       `json:"per"`
+		Of      *wireMeasure `json:"of"`
 	} `json:"filters"`
 	Join  string `json:"join"`
 	Group *struct {
@@ -73,6 +75,7 @@ type wirePlan struct {
 	Distance *struct {
 		Feature string  `json:"feature"`
 		Km      float64 `json:"km"`
+		Km2     float64 `json:"km2"`
 		Op      string  `json:"op"`
 	} `json:"distance"`
 	Per    string   `json:"per"`
@@ -206,11 +209,26 @@ func planMismatch(e oracle.Expect, p *wirePlan, confidence string) []string {
 		diff("measure2", e.Measure2, measures)
 	}
 	var wantF, gotF []string
+	// A density or ratio filter compares a derived measure, never a
+	// whole number: its name carries what it is per.
+	derived := func(measure, per, of string) string {
+		switch {
+		case per != "":
+			return measure + " per " + per
+		case of != "":
+			return measure + " per " + of
+		}
+		return measure
+	}
 	for _, f := range e.Filters {
-		wantF = append(wantF, canonFilter(f.Measure, f.Op, f.Value, f.Value2, f.Text, false))
+		wantF = append(wantF, canonFilter(derived(f.Measure, f.Per, f.Of), f.Op, f.Value, f.Value2, f.Text, false))
 	}
 	for _, f := range p.Filters {
-		gotF = append(gotF, canonFilter(f.Measure.Attribute, f.Op, f.Value, f.Value2, f.Text, f.Not))
+		of := ""
+		if f.Of != nil {
+			of = f.Of.Attribute
+		}
+		gotF = append(gotF, canonFilter(derived(f.Measure.Attribute, f.Per, of), f.Op, f.Value, f.Value2, f.Text, f.Not))
 	}
 	sort.Strings(wantF)
 	sort.Strings(gotF)
@@ -232,9 +250,9 @@ func planMismatch(e oracle.Expect, p *wirePlan, confidence string) []string {
 	if e.Order != "" && (e.Order != order || e.K != k) && canonAgg(e.Agg, e.GroupBy, e.Order, e.K) == e.Agg {
 		diff("order", fmt.Sprintf("%s %d", e.Order, e.K), fmt.Sprintf("%s %d", order, k))
 	}
-	feature, km, op := "", 0.0, ""
+	feature, km, km2, op := "", 0.0, 0.0, ""
 	if p.Distance != nil {
-		feature, km, op = p.Distance.Feature, p.Distance.Km, p.Distance.Op
+		feature, km, km2, op = p.Distance.Feature, p.Distance.Km, p.Distance.Km2, p.Distance.Op
 	}
 	if e.Feature != "" && feature != e.Feature {
 		// A features count may name its dataset as a measure's dataset.
@@ -246,8 +264,8 @@ func planMismatch(e oracle.Expect, p *wirePlan, confidence string) []string {
 			diff("feature", e.Feature, feature)
 		}
 	}
-	if e.DistanceOp != op || e.DistanceKm != km {
-		diff("distance", fmt.Sprintf("%s %g km", e.DistanceOp, e.DistanceKm), fmt.Sprintf("%s %g km", op, km))
+	if e.DistanceOp != op || e.DistanceKm != km || e.DistanceKm2 != km2 {
+		diff("distance", fmt.Sprintf("%s %g %g km", e.DistanceOp, e.DistanceKm, e.DistanceKm2), fmt.Sprintf("%s %g %g km", op, km, km2))
 	}
 	if per := strings.TrimSuffix(p.Per, "km2"); e.Per != per {
 		diff("per", e.Per, p.Per)
@@ -289,7 +307,7 @@ func closeTo(got, want float64) bool {
 // figureMismatch says how the answer's figure differs from the oracle's;
 // "" means it matches. value gives the expected measure of a frame (for
 // a rank, whose ties may be listed in any order).
-func figureMismatch(e oracle.Expect, want oracle.Result, got *wireResult, value func(id string) (float64, bool)) string {
+func figureMismatch(e oracle.Expect, want oracle.Result, got *wireResult, value, distance func(id string) (float64, bool)) string {
 	if !want.Defined {
 		// A place outside the selection: no figure about the selection.
 		if got != nil && got.Value != nil {
@@ -339,6 +357,20 @@ func figureMismatch(e oracle.Expect, want oracle.Result, got *wireResult, value 
 			}
 		}
 		return ""
+	}
+	if (e.Agg == "nearest" || e.Agg == "farthest") && e.K > 0 {
+		// The K frames by distance: each listed frame's distance is the
+		// oracle's at its rank (ties may be listed in any order).
+		if len(got.Frames) != len(want.Frames) {
+			return fmt.Sprintf("%d frames listed, want %d", len(got.Frames), len(want.Frames))
+		}
+		for i, id := range got.Frames {
+			d, ok := distance(id)
+			w, _ := distance(want.Frames[i])
+			if !ok || !(d == w || closeTo(d, w)) {
+				return fmt.Sprintf("rank %d: frame %s at %g km, want a frame at %g km such as %s", i+1, id, d, w, want.Frames[i])
+			}
+		}
 	}
 	if got.Value == nil {
 		return fmt.Sprintf("no value, want %g", want.Value)
@@ -621,7 +653,13 @@ func TestE2E_Corpus(t *testing.T) {
 				}
 				return 0, false
 			}
-			if why := figureMismatch(l.Expect, want, a.Result, value); why == "" {
+			distance := func(id string) (float64, bool) {
+				if fr := byID[id]; fr != nil {
+					return oracle.NearestKm(fr.Lon, fr.Lat, features[l.Expect.Feature]), true
+				}
+				return 0, false
+			}
+			if why := figureMismatch(l.Expect, want, a.Result, value, distance); why == "" {
 				sc.figures++
 			} else {
 				t.Logf("%s %s %q: figure: %s", f.name, l.ID, l.Q, why)
@@ -729,6 +767,9 @@ func TestCorpusFigureMismatch(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	rank := oracle.Expect{Agg: "rank", Measure: "population_2020", Order: "desc", K: 3}
 	groups := oracle.Expect{Agg: "total", Measure: "population_2020", GroupBy: "lga", Order: "desc", K: 1}
+	far2 := oracle.Expect{Agg: "farthest", Feature: "health", Order: "desc", K: 2}
+	dists := map[string]float64{"1": 0.5, "4": 7.5, "5": 7.5}
+	distance := func(id string) (float64, bool) { d, ok := dists[id]; return d, ok }
 	type g = struct {
 		Key   string  `json:"key"`
 		Value float64 `json:"value"`
@@ -758,6 +799,12 @@ func TestCorpusFigureMismatch(t *testing.T) {
 			&wireResult{Value: f(50)}, false},
 		{"farthest, another frame", oracle.Expect{Agg: "farthest"}, oracle.Result{Value: 7.5, Frames: []string{"4"}, Defined: true},
 			&wireResult{Value: f(7.5), Frames: []string{"1"}}, false},
+		{"farthest 2 with a tie in another order", far2, oracle.Result{Value: 7.5, Frames: []string{"4", "5"}, Defined: true},
+			&wireResult{Value: f(7.5), Frames: []string{"5", "4"}}, true},
+		{"farthest 2, the second wrong", far2, oracle.Result{Value: 7.5, Frames: []string{"4", "5"}, Defined: true},
+			&wireResult{Value: f(7.5), Frames: []string{"4", "1"}}, false},
+		{"farthest 2, one listed", far2, oracle.Result{Value: 7.5, Frames: []string{"4", "5"}, Defined: true},
+			&wireResult{Value: f(7.5), Frames: []string{"4"}}, false},
 		{"top group", groups, oracle.Result{Value: 160, Groups: map[string]float64{"A": 100, "B": 60}, Defined: true},
 			&wireResult{Groups: []g{{"A", 100}}}, true},
 		{"top group wrong", groups, oracle.Result{Value: 160, Groups: map[string]float64{"A": 100, "B": 60}, Defined: true},
@@ -771,7 +818,7 @@ func TestCorpusFigureMismatch(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			why := figureMismatch(c.e, c.want, c.got, value)
+			why := figureMismatch(c.e, c.want, c.got, value, distance)
 			if (why == "") != c.match {
 				t.Errorf("match %v, want %v: %s", why == "", c.match, why)
 			}

@@ -48,6 +48,57 @@ func filterValue(col *Column, i int32) float64 {
 	return 0
 }
 
+// derivedValue is the value a density or ratio filter compares on frame
+// i (see plan.Filter): the measure per km² (or hectare) of the frame's
+// area, or per the value of of (+Inf for some over none, NaN for none
+// over none).
+func derivedValue(f *plan.Filter, col, of *Column, fs *FrameSet, i int32) float64 {
+	v := filterValue(col, i)
+	if f.Per != "" {
+		a := fs.AreaKm2[i]
+		if f.Per == "ha" {
+			a *= 100
+		}
+		if !(a > 0) {
+			return math.NaN()
+		}
+		return v / a
+	}
+	y := filterValue(of, i)
+	switch {
+	case y != 0:
+		return v / y
+	case v > 0:
+		return math.Inf(1)
+	}
+	return math.NaN()
+}
+
+// compareValue reports whether v meets a numeric filter's comparison (NaN
+// meets none).
+func compareValue(f *plan.Filter, v float64) bool {
+	if math.IsNaN(v) {
+		return false
+	}
+	switch f.Op {
+	case plan.OpGT:
+		return v > f.Value
+	case plan.OpGE:
+		return v >= f.Value
+	case plan.OpLT:
+		return v < f.Value
+	case plan.OpLE:
+		return v <= f.Value
+	case plan.OpEq:
+		return v == f.Value
+	case plan.OpNe:
+		return v != f.Value
+	case plan.OpBetween:
+		return v >= f.Value && v <= f.Value2
+	}
+	return false
+}
+
 // matches reports whether frame i meets filter f (col is its column). A
 // frame without a record of a category has no value: it is not "urban",
 // and it is "not urban". Not negates the comparison (the parser writes
@@ -65,23 +116,7 @@ func matches(f *plan.Filter, col *Column, i int32) bool {
 			ok = eq
 		}
 	} else {
-		v := filterValue(col, i)
-		switch f.Op {
-		case plan.OpGT:
-			ok = v > f.Value
-		case plan.OpGE:
-			ok = v >= f.Value
-		case plan.OpLT:
-			ok = v < f.Value
-		case plan.OpLE:
-			ok = v <= f.Value
-		case plan.OpEq:
-			ok = v == f.Value
-		case plan.OpNe:
-			ok = v != f.Value
-		case plan.OpBetween:
-			ok = v >= f.Value && v <= f.Value2
-		}
+		ok = compareValue(f, filterValue(col, i))
 	}
 	return ok != f.Not
 }
@@ -92,9 +127,20 @@ func matches(f *plan.Filter, col *Column, i int32) bool {
 // applied.
 func (c *computer) filtered(idx []int32) ([]int32, bool) {
 	cols := make([]*Column, len(c.p.Filters))
+	ofs := make([]*Column, len(c.p.Filters)) // a ratio filter's denominator
 	for k := range c.p.Filters {
 		cols[k] = c.in.column(c.p.Filters[k].Measure)
 		if cols[k] == nil {
+			return nil, false
+		}
+		if of := c.p.Filters[k].Of; of != nil {
+			if ofs[k] = c.in.column(*of); ofs[k] == nil || ofs[k].Num == nil {
+				return nil, false
+			}
+		}
+		if f := &c.p.Filters[k]; (f.Per != "" || f.Of != nil) && cols[k].Num == nil {
+			c.ans.Confidence = ConfidenceUnknown
+			c.ans.Headline = labelOf(&cols[k].Attr) + " is not a number, so no density or ratio of it can be compared."
 			return nil, false
 		}
 		if cols[k].IsCategory() && cols[k].Codes == nil {
@@ -113,7 +159,13 @@ func (c *computer) filtered(idx []int32) ([]int32, bool) {
 	for _, i := range idx {
 		keep := !or || len(cols) == 0
 		for k := range cols {
-			m := matches(&c.p.Filters[k], cols[k], i)
+			f := &c.p.Filters[k]
+			var m bool
+			if f.Per != "" || f.Of != nil {
+				m = compareValue(f, derivedValue(f, cols[k], ofs[k], &c.in.Frames, i)) != f.Not
+			} else {
+				m = matches(f, cols[k], i)
+			}
 			if or {
 				if m {
 					keep = true
@@ -128,12 +180,7 @@ func (c *computer) filtered(idx []int32) ([]int32, bool) {
 			keep = c.inPlace[i]
 		}
 		if keep && useDist {
-			d := c.distance(i)
-			if dist.Op == "beyond" {
-				keep = d > dist.Km
-			} else {
-				keep = d <= dist.Km
-			}
+			keep = dist.Holds(c.distance(i))
 		}
 		if keep {
 			out = append(out, i)
@@ -141,6 +188,15 @@ func (c *computer) filtered(idx []int32) ([]int32, bool) {
 	}
 	for k := range cols {
 		c.used[cols[k].Dataset] = true
+		if ofs[k] == nil {
+			continue
+		}
+		c.used[ofs[k].Dataset] = true
+		note := "A frame with some " + colLabel(cols[k]) + " and no " + colLabel(ofs[k]) + " has more " + colUnit(cols[k]) +
+			" per " + singularPhrase(colUnit(ofs[k])) + " than any number; one with neither has no ratio."
+		if !slices.Contains(c.details, note) {
+			c.details = append(c.details, note)
+		}
 	}
 	return out, true
 }
@@ -166,8 +222,8 @@ func (c *computer) distance(i int32) float64 {
 	// lies within its km: the search stops there (far frames are the
 	// costly ones). Nearest and farthest search the whole limit.
 	limit := float64(SearchLimitKm)
-	if d.Op != "" && d.Km > 0 && d.Km < limit && c.p.Agg != plan.AggNearest && c.p.Agg != plan.AggFarthest {
-		limit = d.Km
+	if d.Op != "" && d.Limit() > 0 && d.Limit() < limit && c.p.Agg != plan.AggNearest && c.p.Agg != plan.AggFarthest {
+		limit = d.Limit()
 	}
 	v := near.NearestKm(c.in.Frames.Lon[i], c.in.Frames.Lat[i], limit)
 	if v > limit {
@@ -385,7 +441,6 @@ func (c *computer) eval(base []int32) stat {
 			}
 		}
 	case plan.AggCoverage:
-		km := c.p.Distance.Km
 		for _, i := range idx {
 			w := fs.weight(i)
 			if m0 != nil {
@@ -397,7 +452,9 @@ func (c *computer) eval(base []int32) stat {
 				}
 				w *= v
 			}
-			if c.distance(i) <= km {
+			// within and beyond split the frames by the condition: for a
+			// band, "within" is the band.
+			if c.p.Distance.Holds(c.distance(i)) != (c.p.Distance.Op == "beyond") {
 				st.within += w
 				st.fWithin++
 			} else {

@@ -131,6 +131,10 @@ func (c *computer) breakdown(base []int32) {
 	if cov {
 		km := FormatFigure(c.p.Distance.Km)
 		t.Columns = []string{gl, "Within " + km + " km", "More than " + km + " km", "Share within " + km + " km", "Frames"}
+		if c.p.Distance.Op == "between" {
+			band := km + " to " + FormatFigure(c.p.Distance.Km2) + " km"
+			t.Columns = []string{gl, "Between " + band, "Not between " + band, "Share between " + band, "Frames"}
+		}
 	}
 	for r, row := range rows {
 		gv := GroupValue{Key: row.key, Frames: row.st.base}
@@ -294,8 +298,11 @@ func (c *computer) groupFigure() (string, string) {
 		} else {
 			l, unit = "frames", "frames"
 		}
-		if c.p.Distance.Op == "beyond" {
-			return capitalize(l) + " more than " + FormatFigure(c.p.Distance.Km) + " km away", unit
+		switch d := c.p.Distance; d.Op {
+		case "beyond":
+			return capitalize(l) + " more than " + FormatFigure(d.Km) + " km away", unit
+		case "between":
+			return capitalize(l) + " " + FormatFigure(d.Km) + " to " + FormatFigure(d.Km2) + " km away", unit
 		}
 		return capitalize(l) + " within " + FormatFigure(c.p.Distance.Km) + " km", unit
 	case plan.AggFeatureCount:

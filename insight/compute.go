@@ -323,10 +323,17 @@ func (c *computer) placesOutside() bool {
 		parts = append(parts, joinAnd(out, "and")+" "+plural(len(out), "is", "are")+" not in the selection")
 	}
 	if len(unknown) > 0 {
-		parts = append(parts, joinAnd(unknown, "and")+" "+plural(len(unknown), "was", "were")+" not found among the places")
+		parts = append(parts, joinAnd(unknown, "and")+" "+plural(len(unknown), "is not a place", "are not places")+
+			" in the readable boundary data, so "+plural(len(unknown), "it is", "they are")+" not in the selection")
 	}
 	c.ans.Headline = capitalize(strings.Join(parts, "; ")) + ", so the question was not answered about " + c.subjectLower() + "."
-	c.details = append(c.details, "Ask about the frames of the place itself, or select frames inside it.")
+	if len(unknown) > 0 {
+		c.details = append(c.details, "Places are the values of the readable datasets' states, local government areas and wards; "+
+			"import a boundary dataset that names "+joinAnd(unknown, "or")+" (docs/data.md), or select its frames and ask without naming it.")
+	}
+	if len(out) > 0 {
+		c.details = append(c.details, "Ask about the frames of the place itself, or select frames inside it.")
+	}
 	return true
 }
 
@@ -412,6 +419,9 @@ func (c *computer) columnsReadable() bool {
 	}
 	for _, f := range c.p.Filters {
 		check(f.Measure)
+		if f.Of != nil {
+			check(*f.Of)
+		}
 	}
 	if c.p.Group != nil {
 		check(c.p.Group.Measure)

@@ -375,3 +375,106 @@ func TestComputeNearestListed(t *testing.T) {
 		t.Errorf("no search: %+v", a.Insight)
 	}
 }
+
+func TestComputeFramesNearestFarthestK(t *testing.T) {
+	in := fixtureInput()
+	in.Near = map[string]Nearness{"health": line{8.50}}
+	// Distances grow with the frame's longitude: 6, 5, 4 are farthest.
+	a := Compute(&plan.Plan{Agg: plan.AggFarthest, Order: &plan.Order{Desc: true, K: 3}, Distance: &plan.Distance{Feature: "health"}}, in)
+	if !slices.Equal(a.Result.Frames, []string{"6", "5", "4"}) || a.Table == nil || len(a.Table.Rows) != 3 {
+		t.Fatalf("farthest 3: %v %+v", a.Result.Frames, a.Table)
+	}
+	near(t, value(t, a), testHaversine(8.55, 12, 8.50, 12))
+	if a.Table.Rows[2][2] != FormatFigure(testHaversine(8.53, 12, 8.50, 12)) || !strings.Contains(a.Headline, "The 3 frames") {
+		t.Errorf("rows %v headline %q", a.Table.Rows, a.Headline)
+	}
+	a = Compute(&plan.Plan{Agg: plan.AggNearest, Order: &plan.Order{K: 2}, Distance: &plan.Distance{Feature: "health"}}, in)
+	if !slices.Equal(a.Result.Frames, []string{"1", "2"}) {
+		t.Errorf("nearest 2: %v", a.Result.Frames)
+	}
+	// A frame with nothing within the search is the farthest, its
+	// distance unknown.
+	in.Near = map[string]Nearness{"health": line{7.6}} // 8.50 is 98 km away, 8.55 beyond 100 km
+	a = Compute(&plan.Plan{Agg: plan.AggFarthest, Order: &plan.Order{Desc: true, K: 2}, Distance: &plan.Distance{Feature: "health"}}, in)
+	if len(a.Result.Frames) != 2 || a.Table.Rows[0][2] != "more than 100" || !strings.Contains(a.Detail, "no health facility within 100 km") {
+		t.Errorf("beyond the search: %v %v %q", a.Result.Frames, a.Table.Rows, a.Detail)
+	}
+}
+
+func TestComputeDistanceBand(t *testing.T) {
+	in := fixtureInput()
+	in.Near = map[string]Nearness{"health": line{8.50}}
+	// Frames at 0, 1.09, 2.18, 3.26, 4.35, 5.44 km: between 1 and 4 km are
+	// frames 2, 3, 4 (3,000 + 500 + none recorded).
+	d := &plan.Distance{Feature: "health", Km: 1, Km2: 4, Op: "between"}
+	a := Compute(&plan.Plan{Agg: plan.AggCoverage, Measures: []plan.Measure{pop}, Distance: d}, in)
+	near(t, value(t, a), 3500)
+	if !strings.Contains(a.Headline, "between 1 and 4 km from the nearest health facility") {
+		t.Errorf("headline %q", a.Headline)
+	}
+	a = Compute(&plan.Plan{Agg: plan.AggCoverage, Distance: d}, in)
+	near(t, value(t, a), 3)
+	// As a condition of a count: the same frames.
+	a = Compute(&plan.Plan{Agg: plan.AggCount, Distance: d}, in)
+	near(t, value(t, a), 3)
+	// The bound is inclusive outside, exclusive inside: 0-1.09 is not in
+	// a band from 1.09.
+	if d := (&plan.Distance{Op: "between", Km: 2, Km2: 5}); d.Holds(2) || !d.Holds(5) || d.Holds(5.01) || !d.Holds(2.01) {
+		t.Errorf("Holds")
+	}
+}
+
+func TestComputeDerivedFilters(t *testing.T) {
+	in := fixtureInput()
+	// Density: frame 6 holds 1,500 people on 2 km² (750 per km²); more
+	// than 900 per km²: frames 1, 2, 5.
+	f := plan.Filter{Measure: pop, Op: plan.OpGT, Value: 900, Per: "km2"}
+	a := Compute(&plan.Plan{Agg: plan.AggCount, Filters: []plan.Filter{f}}, in)
+	near(t, value(t, a), 3)
+	if !strings.Contains(a.Headline, "per km² over 900") {
+		t.Errorf("headline %q", a.Headline)
+	}
+	f.Value = 700 // frame 6 now meets it
+	near(t, value(t, Compute(&plan.Plan{Agg: plan.AggCount, Filters: []plan.Filter{f}}, in)), 4)
+	f.Per = "ha" // 7 per hectare: frames 1, 2, 5 (10, 30, 20) and 6 (7.5)
+	f.Value = 7
+	near(t, value(t, Compute(&plan.Plan{Agg: plan.AggTotal, Measures: []plan.Measure{pop}, Filters: []plan.Filter{f}}, in)), 1000+3000+2000+1500)
+	// Ratio: people per health facility over 1,000. Frame 2 has 1,500,
+	// frame 6 1,500, frame 4 none (no people, one facility), frames 1, 3
+	// and 5 people and no facility (more than any number).
+	fac := m("health", "facility_count")
+	r := plan.Filter{Measure: pop, Op: plan.OpGT, Value: 1000, Of: &fac}
+	a = Compute(&plan.Plan{Agg: plan.AggCount, Filters: []plan.Filter{r}}, in)
+	near(t, value(t, a), 5)
+	if !strings.Contains(a.Detail, "than any number") || a.Confidence != ConfidenceExact {
+		t.Errorf("detail %q confidence %s", a.Detail, a.Confidence)
+	}
+	r.Op, r.Value = plan.OpLT, 2000 // only the frames with a facility: 2, 4 and 6
+	near(t, value(t, Compute(&plan.Plan{Agg: plan.AggCount, Filters: []plan.Filter{r}}, in)), 3)
+	// None of either: no ratio, no comparison met.
+	zero := &Column{Num: []float64{0}}
+	if v := derivedValue(&r, zero, zero, &in.Frames, 0); !math.IsNaN(v) || compareValue(&plan.Filter{Op: plan.OpGE}, v) {
+		t.Errorf("0 per 0 is %g", v)
+	}
+	// A derived filter on a category cannot be compared.
+	cls := plan.Filter{Measure: m("settlement", "settlement_class"), Op: plan.OpGT, Value: 1, Per: "km2"}
+	if a := Compute(&plan.Plan{Agg: plan.AggCount, Filters: []plan.Filter{cls}}, in); a.Confidence != ConfidenceUnknown {
+		t.Errorf("category density: %s %q", a.Confidence, a.Headline)
+	}
+}
+
+func TestComputePlaceUnknown(t *testing.T) {
+	in := fixtureInput()
+	in.Places = []PlaceCheck{{Name: "Garki", Found: false}}
+	a := Compute(&plan.Plan{Agg: plan.AggTotal, Measures: []plan.Measure{pop}, Places: []string{"Garki"}}, in)
+	if a.Confidence != ConfidencePartial || a.Result.Value != nil ||
+		!strings.Contains(a.Headline, "Garki is not a place in the readable boundary data, so it is not in the selection") ||
+		!strings.Contains(a.Detail, "import a boundary dataset that names Garki") {
+		t.Errorf("confidence %s value %v headline %q detail %q", a.Confidence, a.Result.Value, a.Headline, a.Detail)
+	}
+	// A place the caller never checked reads as unknown too.
+	in.Places = nil
+	if a := Compute(&plan.Plan{Agg: plan.AggTotal, Measures: []plan.Measure{pop}, Places: []string{"Garki"}}, in); a.Result.Value != nil {
+		t.Errorf("unchecked place answered: %+v", a.Insight)
+	}
+}

@@ -43,14 +43,14 @@ func (c *computer) filterWords() string {
 		if col == nil {
 			continue
 		}
-		parts = append(parts, filterPhrase(f, col))
+		var of *Column
+		if f.Of != nil {
+			of = c.in.column(*f.Of)
+		}
+		parts = append(parts, filterPhrase(f, col, of))
 	}
 	if d := c.p.Distance; d != nil && d.Op != "" && c.p.Agg != plan.AggCoverage {
-		rel := "within "
-		if d.Op == "beyond" {
-			rel = "more than "
-		}
-		parts = append(parts, rel+FormatFigure(d.Km)+" km of "+c.featureName(d.Feature))
+		parts = append(parts, distancePhrase(d)+" "+c.featureName(d.Feature))
 	}
 	join := "and"
 	if c.p.Join == "or" {
@@ -59,9 +59,29 @@ func (c *computer) filterWords() string {
 	return joinAnd(parts, join)
 }
 
+// distancePhrase says a distance condition before the features' name:
+// "within 5 km of", "more than 5 km from", "between 2 and 5 km from".
+func distancePhrase(d *plan.Distance) string {
+	switch d.Op {
+	case "beyond":
+		return "more than " + FormatFigure(d.Km) + " km from"
+	case "between":
+		return "between " + FormatFigure(d.Km) + " and " + FormatFigure(d.Km2) + " km from"
+	}
+	return "within " + FormatFigure(d.Km) + " km of"
+}
+
 // filterPhrase describes one filter.
-func filterPhrase(f *plan.Filter, col *Column) string {
+func filterPhrase(f *plan.Filter, col *Column, of *Column) string {
 	l := colLabel(col)
+	switch {
+	case f.Per == "ha":
+		l += " per hectare"
+	case f.Per != "":
+		l += " per km²"
+	case of != nil:
+		l += " per " + singularPhrase(colUnit(of))
+	}
 	var s string
 	if col.IsCategory() {
 		s = l + " " + f.Text
@@ -113,13 +133,27 @@ func (c *computer) conditionFigs() {
 		if col == nil || col.IsCategory() {
 			continue
 		}
-		c.fig(FormatFigure(f.Value), colUnit(col), SubjectSubset, "Condition", FigureCondition)
+		unit := colUnit(col)
+		switch {
+		case f.Per == "ha":
+			unit += " per hectare"
+		case f.Per != "":
+			unit += " per km²"
+		case f.Of != nil:
+			if of := c.in.column(*f.Of); of != nil {
+				unit += " per " + singularPhrase(colUnit(of))
+			}
+		}
+		c.fig(FormatFigure(f.Value), unit, SubjectSubset, "Condition", FigureCondition)
 		if f.Op == plan.OpBetween {
-			c.fig(FormatFigure(f.Value2), colUnit(col), SubjectSubset, "Condition", FigureCondition)
+			c.fig(FormatFigure(f.Value2), unit, SubjectSubset, "Condition", FigureCondition)
 		}
 	}
 	if d := c.p.Distance; d != nil && d.Km > 0 {
 		c.fig(FormatFigure(d.Km), "km", SubjectSubset, "Condition", FigureCondition)
+		if d.Op == "between" {
+			c.fig(FormatFigure(d.Km2), "km", SubjectSubset, "Condition", FigureCondition)
+		}
 	}
 	if c.p.Agg == plan.AggRatio && c.p.Scale > 1 {
 		c.fig(FormatFigure(c.p.Scale), "", SubjectSelection, "Scale", FigureScale)
@@ -182,6 +216,10 @@ func (c *computer) scalar(base []int32) {
 	case plan.AggCompare:
 		c.compare(st, filt, sub)
 	case plan.AggNearest, plan.AggFarthest:
+		if p.Order != nil && p.Order.K > 1 {
+			c.nearFarList(base)
+			return
+		}
 		c.nearFar(st)
 	case plan.AggCoverage:
 		c.coverage(st, m0)
@@ -329,6 +367,15 @@ func (c *computer) attribute(st stat, col *Column, filt, sub string) {
 		idx, _ := c.filtered(c.all)
 		c.frameTable(col, idx)
 	}
+}
+
+// lowerFirstWord lower-cases the first letter of a label: "Within 5 km"
+// becomes "within 5 km".
+func lowerFirstWord(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }
 
 // lowerThe lower-cases "The" at the start of a subject.
@@ -502,6 +549,101 @@ func (c *computer) nearFar(st stat) {
 	c.details = append(c.details, "Distances are great-circle (haversine, mean Earth radius 6,371.0088 km) from each frame's centre to the nearest feature anywhere in the country, searched up to "+fmtInt(SearchLimitKm)+" km.")
 }
 
+// nearFarList words the K frames nearest to (or farthest from) a
+// features dataset: a table of frames by their centre's distance to the
+// nearest feature, nearest (or farthest) first, ties by position in the
+// selection. A frame with no feature within the search is farthest of
+// all, its distance unknown.
+func (c *computer) nearFarList(base []int32) {
+	feat := c.featureName(c.p.Distance.Feature)
+	c.ans.Sources = append(c.ans.Sources, Source{LayerID: c.p.Distance.Feature, LayerName: capitalize(feat)})
+	idx, ok := c.filtered(base)
+	if !ok {
+		return
+	}
+	far := c.p.Agg == plan.AggFarthest
+	k := c.p.Order.K
+	rows := topK(idx, k, far, c.distance)
+	if len(rows) == 0 {
+		c.ans.Headline = "No frame met the condition, so no distance was measured."
+		return
+	}
+	word := "nearest to"
+	if far {
+		word = "farthest from"
+	}
+	one := singularPhrase(feat)
+	t := &Table{Columns: []string{"Rank", "Frame", "Distance to the nearest " + one + " (km)"}}
+	var names []string
+	beyond := 0
+	for r, rw := range rows {
+		id := c.frameID(rw.i)
+		c.ans.Result.Frames = append(c.ans.Result.Frames, id)
+		c.fig(fmtInt(r+1), "", SubjectFrame(id), "Rank", FigureRank)
+		c.fig(id, "frame id", SubjectFrame(id), "Frame", FigureID)
+		cell := "more than " + fmtInt(SearchLimitKm)
+		if math.IsInf(rw.v, 1) {
+			beyond++
+			c.fig(fmtInt(SearchLimitKm), "km", SubjectFrame(id), "Search limit", FigureCondition)
+		} else {
+			cell = FormatFigure(rw.v)
+			c.fig(cell, "km", SubjectFrame(id), "Distance to the nearest "+one, FigureMeasure)
+		}
+		t.Rows = append(t.Rows, []string{fmtInt(r + 1), id, cell})
+		if r < 3 {
+			names = append(names, id+" ("+cell+" km)")
+		}
+	}
+	c.ans.Table = t
+	c.setValue(rows[0].v, "km")
+	if math.IsInf(rows[0].v, 1) {
+		c.ans.Result.Unit = "km"
+	}
+	n := len(rows)
+	c.ans.Headline = "The " + fmtInt(n) + " " + plural(n, "frame", "frames") + " of " + c.subjectLower() + c.ofFiltered() + " " +
+		word + " " + feat + ", by the distance from " + plural(n, "its", "their") + " centre to the nearest " + one + ": " +
+		joinAnd(names, "and") + "."
+	if n < k {
+		c.details = append(c.details, "Only "+fmtInt(n)+" "+plural(n, "frame", "frames")+" could be ranked.")
+	}
+	if beyond > 0 {
+		c.details = append(c.details, fmtInt(beyond)+" "+plural(beyond, "frame has", "frames have")+" no "+one+
+			" within "+fmtInt(SearchLimitKm)+" km of "+plural(beyond, "its", "their")+" centre.")
+	}
+	c.details = append(c.details, "Distances are great-circle (haversine, mean Earth radius 6,371.0088 km) from each frame's centre to the nearest feature anywhere in the country, searched up to "+fmtInt(SearchLimitKm)+" km.")
+}
+
+// ranked is a frame and the value it is ranked by.
+type ranked struct {
+	i int32
+	v float64
+}
+
+// topK ranks the frames idx by val, highest first when desc, ties in the
+// order given, frames without a value (NaN) left out, and keeps the
+// first k.
+func topK(idx []int32, k int, desc bool, val func(int32) float64) []ranked {
+	rows := make([]ranked, 0, len(idx))
+	for _, i := range idx {
+		if v := val(i); !math.IsNaN(v) {
+			rows = append(rows, ranked{i, v})
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b ranked) int {
+		switch {
+		case a.v == b.v:
+			return 0
+		case (a.v > b.v) == desc:
+			return -1
+		}
+		return 1
+	})
+	if len(rows) > k {
+		rows = rows[:k]
+	}
+	return rows
+}
+
 // coverage words people (or frames) within and beyond a distance.
 func (c *computer) coverage(st stat, col *Column) {
 	d := c.p.Distance
@@ -516,20 +658,30 @@ func (c *computer) coverage(st stat, col *Column) {
 	}
 	total := within + beyond
 	c.setValue(st.value, unit)
-	c.facet("Within "+km+" km", withUnitFig(within, unit), unit, SubjectSubset, FigureMeasure)
-	c.facet("More than "+km+" km", withUnitFig(beyond, unit), unit, SubjectSubset, FigureMeasure)
+	// The two sides of the condition: within and beyond a distance, or
+	// inside and outside a band.
+	in, out := "Within "+km+" km", "More than "+km+" km"
+	if d.Op == "between" {
+		band := km + " to " + FormatFigure(d.Km2) + " km"
+		in, out = "Between "+band, "Not between "+band
+	}
+	c.facet(in, withUnitFig(within, unit), unit, SubjectSubset, FigureMeasure)
+	c.facet(out, withUnitFig(beyond, unit), unit, SubjectSubset, FigureMeasure)
 	if col != nil {
-		c.facet("Frames within "+km+" km", fmtInt(st.fWithin), "frames", SubjectSubset, FigurePart)
-		c.facet("Frames more than "+km+" km", fmtInt(st.fBeyond), "frames", SubjectSubset, FigurePart)
+		c.facet("Frames "+lowerFirstWord(in), fmtInt(st.fWithin), "frames", SubjectSubset, FigurePart)
+		c.facet("Frames "+lowerFirstWord(out), fmtInt(st.fBeyond), "frames", SubjectSubset, FigurePart)
 	}
 	share := math.NaN()
 	if total > 0 {
 		share = within / total
-		c.facet("Share within "+km+" km", formatPercent(share), "% of "+unit, SubjectSubset, FigureMeasure)
+		c.facet("Share "+lowerFirstWord(in), formatPercent(share), "% of "+unit, SubjectSubset, FigureMeasure)
 	}
 	rel, v := "within "+km+" km of a "+singularPhrase(feat), within
-	if d.Op == "beyond" {
+	switch d.Op {
+	case "beyond":
 		rel, v = "more than "+km+" km from the nearest "+singularPhrase(feat), beyond
+	case "between":
+		rel = "between " + km + " and " + FormatFigure(d.Km2) + " km from the nearest " + singularPhrase(feat)
 	}
 	what := unit
 	if col != nil && unit == "people" {
@@ -564,30 +716,9 @@ func (c *computer) rank(base []int32) {
 			k = c.p.Order.K
 		}
 	}
-	type row struct {
-		i int32
-		v float64
-	}
-	rows := make([]row, 0, len(idx))
-	for _, i := range idx {
-		if v := c.perFrame(col, i); !math.IsNaN(v) {
-			rows = append(rows, row{i, v})
-		}
-	}
+	rows := topK(idx, k, desc, func(i int32) float64 { return c.perFrame(col, i) })
 	if len(rows) > 0 {
 		c.used[col.Dataset] = true
-	}
-	slices.SortStableFunc(rows, func(a, b row) int {
-		switch {
-		case a.v == b.v:
-			return 0
-		case (a.v > b.v) == desc:
-			return -1
-		}
-		return 1
-	})
-	if len(rows) > k {
-		rows = rows[:k]
 	}
 	word := "highest"
 	if !desc {

@@ -44,6 +44,9 @@ func (p *Plan) AllMeasures() []Measure {
 	out := append([]Measure(nil), p.Measures...)
 	for _, f := range p.Filters {
 		out = append(out, f.Measure)
+		if f.Of != nil {
+			out = append(out, *f.Of)
+		}
 	}
 	if p.Group != nil {
 		out = append(out, p.Group.Measure)
@@ -162,13 +165,17 @@ func (p *Plan) Describe(frames int) string {
 		if p.Agg == AggFarthest {
 			end = "farthest from"
 		}
+		if p.Order != nil && p.Order.K > 1 {
+			b.WriteString("the " + strconv.Itoa(p.Order.K) + " frames " + end + " any feature of " + p.feature())
+			break
+		}
 		b.WriteString("the frame " + end + " any feature of " + p.feature())
 	case AggCoverage:
 		what := "count of frames"
 		if len(p.Measures) > 0 {
 			what = "total of " + m(0) + " over frames"
 		}
-		b.WriteString(what + " whose centre is " + p.Distance.Op + " " + formatNum(p.Distance.Km) + " km of the nearest feature of " + p.feature())
+		b.WriteString(what + " whose centre is " + p.Distance.words() + " the nearest feature of " + p.feature())
 	case AggFeatureCount:
 		b.WriteString("count of features of " + p.feature())
 	case AggProfile:
@@ -242,12 +249,29 @@ func (p *Plan) feature() string {
 func (f Filter) String() string {
 	a := f.Measure.Attribute
 	switch {
+	case f.Per == "ha":
+		a += " per hectare"
+	case f.Per != "":
+		a += " per km²"
+	case f.Of != nil:
+		a += " per " + f.Of.Attribute
+	}
+	switch {
 	case f.Text != "":
 		return a + " " + string(f.Op) + " " + f.Text
 	case f.Op == OpBetween:
 		return a + " between " + formatNum(f.Value) + " and " + formatNum(f.Value2)
 	}
 	return a + " " + string(f.Op) + " " + formatNum(f.Value)
+}
+
+// words says the condition: "within 5 km of", "beyond 5 km of",
+// "between 2 and 5 km of".
+func (d *Distance) words() string {
+	if d.Op == "between" {
+		return "between " + formatNum(d.Km) + " and " + formatNum(d.Km2) + " km of"
+	}
+	return d.Op + " " + formatNum(d.Km) + " km of"
 }
 
 // formatNum writes a number with thousands separators and no needless

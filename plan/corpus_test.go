@@ -21,22 +21,23 @@ type corpusLine struct {
 	Q        string `json:"q"`
 	Register string `json:"register"`
 	Expect   struct {
-		Agg        string   `json:"agg"`
-		Measure    string   `json:"measure"`
-		Measure2   string   `json:"measure2"`
-		Filters    []cf     `json:"filters"`
-		Join       string   `json:"join"`
-		GroupBy    string   `json:"groupBy"`
-		Order      string   `json:"order"`
-		K          int      `json:"k"`
-		DistanceKm float64  `json:"distanceKm"`
-		DistanceOp string   `json:"distanceOp"`
-		Feature    string   `json:"feature"`
-		Per        string   `json:"per"`
-		Scale      float64  `json:"scale"`
-		Place      string   `json:"place"`
-		Confidence string   `json:"confidence"`
-		Unread     []string `json:"unread"`
+		Agg         string   `json:"agg"`
+		Measure     string   `json:"measure"`
+		Measure2    string   `json:"measure2"`
+		Filters     []cf     `json:"filters"`
+		Join        string   `json:"join"`
+		GroupBy     string   `json:"groupBy"`
+		Order       string   `json:"order"`
+		K           int      `json:"k"`
+		DistanceKm  float64  `json:"distanceKm"`
+		DistanceOp  string   `json:"distanceOp"`
+		DistanceKm2 float64  `json:"distanceKm2"`
+		Feature     string   `json:"feature"`
+		Per         string   `json:"per"`
+		Scale       float64  `json:"scale"`
+		Place       string   `json:"place"`
+		Confidence  string   `json:"confidence"`
+		Unread      []string `json:"unread"`
 	} `json:"expect"`
 }
 
@@ -46,6 +47,8 @@ type cf struct {
 	Value   float64 `json:"value"`
 	Value2  float64 `json:"value2"`
 	Text    string  `json:"text"`
+	Per     string  `json:"per"`
+	Of      string  `json:"of"`
 }
 
 // Floors of TestCorpus: the share of the tuning lines whose plan must
@@ -181,10 +184,14 @@ func compareCorpus(l corpusLine, p *Plan) string {
 		check("measure2", e.Measure2, m2)
 		var want, got []string
 		for _, f := range e.Filters {
-			want = append(want, filterKey(f.Measure, f.Op, f.Value, f.Value2, f.Text))
+			want = append(want, filterKey(derivedKey(f.Measure, f.Per, f.Of), f.Op, f.Value, f.Value2, f.Text))
 		}
 		for _, f := range p.Filters {
-			got = append(got, filterKey(f.Measure.Attribute, string(f.Op), f.Value, f.Value2, f.Text))
+			of := ""
+			if f.Of != nil {
+				of = f.Of.Attribute
+			}
+			got = append(got, filterKey(derivedKey(f.Measure.Attribute, f.Per, of), string(f.Op), f.Value, f.Value2, f.Text))
 		}
 		slices.Sort(want)
 		slices.Sort(got)
@@ -207,12 +214,12 @@ func compareCorpus(l corpusLine, p *Plan) string {
 			}
 			check("order", e.Order+fmt.Sprint(e.K), o+fmt.Sprint(k))
 		}
-		var km float64
+		var km, km2 float64
 		op, feat := "", ""
 		if p.Distance != nil {
-			km, op, feat = p.Distance.Km, p.Distance.Op, p.Distance.Feature
+			km, km2, op, feat = p.Distance.Km, p.Distance.Km2, p.Distance.Op, p.Distance.Feature
 		}
-		check("distance", fmt.Sprint(e.DistanceKm, e.DistanceOp, e.Feature), fmt.Sprint(km, op, feat))
+		check("distance", fmt.Sprint(e.DistanceKm, e.DistanceKm2, e.DistanceOp, e.Feature), fmt.Sprint(km, km2, op, feat))
 		if e.Per != "" {
 			check("per", e.Per, p.Per)
 		}
@@ -233,6 +240,18 @@ func compareCorpus(l corpusLine, p *Plan) string {
 		}
 	}
 	return strings.Join(d, "; ")
+}
+
+// derivedKey names a density or ratio filter's measure with what it is
+// per.
+func derivedKey(m, per, of string) string {
+	switch {
+	case per != "":
+		return m + "/" + per
+	case of != "":
+		return m + "/" + of
+	}
+	return m
 }
 
 func filterKey(m, op string, v, v2 float64, text string) string {

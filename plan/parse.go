@@ -455,6 +455,57 @@ func (r *reader) places() {
 		r.p.Places = append(r.p.Places, name)
 		i = end - 1
 	}
+	r.unknownPlaces()
+}
+
+// placeLead are the words before a place's name: "in Dala", "population
+// of Garki", "for Fagge".
+var placeLead = set("in", "of", "for", "inside", "around", "across")
+
+// unknownPlaces reads a capitalised name that no catalogue knows as a
+// place all the same, when the question puts it where a place goes:
+// after "in", "of", "for" ("How many people live in Fagge?"), or before
+// a place's kind ("Dala LGA"). The caller's check then finds it is not
+// a place of the readable data, and the answer says so instead of
+// answering about the selection. Consecutive capitalised words are one
+// name ("Port Harcourt"); a word in capitals only (AOI, GIS) is a name
+// only before a kind word.
+func (r *reader) unknownPlaces() {
+	n := len(r.ts)
+	name := func(i int) bool {
+		t := r.ts[i]
+		return r.free(i) && !t.sym && !t.isNum && !lowerFirst(t.text) && !known(t.low) && !known(t.sing) &&
+			!grammarWord(t.low) && !r.fixed[i]
+	}
+	kindAt := func(i int) *mention {
+		if m := r.mentionAt(i); m != nil && m.value == "" && m.m >= 0 && m.role == "" && adminConcepts[r.ix.conceptOf[m.m]] {
+			return m
+		}
+		return nil
+	}
+	for i := 0; i < n; i++ {
+		if !name(i) || i == 0 && !(i+1 < n && kindAt(i+1) != nil) {
+			continue
+		}
+		end := i + 1
+		for end < n && name(end) {
+			end++
+		}
+		kind := kindAt(end)
+		lead := i > 0 && placeLead[r.low(i-1)]
+		caps := strings.ToUpper(joinText(r.ts[i:end])) == joinText(r.ts[i:end])
+		if kind == nil && (!lead || caps) {
+			i = end - 1
+			continue
+		}
+		r.p.Places = append(r.p.Places, joinText(r.ts[i:end]))
+		r.claim(i, end, RolePlace)
+		if kind != nil {
+			r.take(kind, RolePlace)
+			end = kind.end
+		}
+		i = end - 1
+	}
 }
 
 // cased reports a question that capitalises some word after its first:
@@ -607,6 +658,11 @@ func (r *reader) comparisons() {
 		if c.op == "" {
 			continue
 		}
+		if f, ok := r.derivedFilter(c); ok {
+			r.p.Filters = append(r.p.Filters, f)
+			i = c.end - 1
+			continue
+		}
 		if m := r.subjectOf(c); m != nil {
 			f := Filter{Op: c.op, Value: c.v1, Value2: c.v2}
 			f.Words = r.claim(c.start, c.end, RoleFilter)
@@ -615,6 +671,76 @@ func (r *reader) comparisons() {
 			i = c.end - 1
 		}
 	}
+}
+
+// derivedFilter reads a comparison of a density or a ratio on each frame:
+// "more than 500 people per km²", "where people per facility exceed
+// 10,000", "population density above 500". The derived measure is named
+// right after the comparison or right before it (function words
+// between).
+func (r *reader) derivedFilter(c cmp) (Filter, bool) {
+	numeric := func(m *mention) bool { return m != nil && m.role == "" && m.m >= 0 && isNumeric(r.cat.Measures[m.m]) }
+	// per reads "X per <area unit>" or "X per Y" from word i (X's end):
+	// the filter and the index past its words.
+	per := func(x *mention) (Filter, *mention, int, bool) {
+		i := x.end
+		if l := r.low(i); (l == "per" || l == "/") && r.free(i) {
+			j := i + 1
+			if l := r.low(j); (l == "square" || l == "sq") && r.free(j) {
+				j++
+			}
+			u, ok := areaUnit[r.sing(j)]
+			if !ok && kmWords[r.low(j)] {
+				u, ok = "km2", true
+				if r.low(j+1) == "2" {
+					j++
+				}
+			}
+			if ok && r.free(j) {
+				return Filter{Per: u}, nil, j + 1, true
+			}
+			if y := r.mentionAt(j); numeric(y) && y.m != x.m {
+				return Filter{}, y, y.end, true
+			}
+			return Filter{}, nil, 0, false
+		}
+		// "population density": the measure's density per km².
+		if densWords[r.low(i)] && r.low(i) != "sparse" && r.free(i) {
+			return Filter{Per: "km2"}, nil, i + 1, true
+		}
+		return Filter{}, nil, 0, false
+	}
+	build := func(x *mention, f Filter, y *mention, from, to int) Filter {
+		f.Op, f.Value, f.Value2 = c.op, c.v1, c.v2
+		if y != nil {
+			ym := r.take(y, RoleFilter)
+			f.Of = &ym
+		}
+		f.Words = r.claim(from, to, RoleFilter)
+		f.Measure = r.take(x, RoleFilter)
+		return f
+	}
+	// After: "more than 500 people per km²".
+	if x := r.mentionAt(c.end); numeric(x) {
+		if f, y, end, ok := per(x); ok {
+			return build(x, f, y, c.start, end), true
+		}
+	}
+	// Before: "people per facility exceed 10,000", "where the population
+	// density is above 500".
+	j := c.start - 1
+	for j >= 0 && r.free(j) && functionWords[r.low(j)] && j > c.start-4 {
+		j--
+	}
+	for _, x := range r.ms {
+		if !numeric(x) || x.end > j {
+			continue
+		}
+		if f, y, end, ok := per(x); ok && end == j+1 {
+			return build(x, f, y, x.end, c.end), true
+		}
+	}
+	return Filter{}, false
 }
 
 // distanceUnit reports km or metres at word i ("m" only after a
@@ -665,8 +791,10 @@ func (r *reader) distance(c cmp) bool {
 		op = "within"
 	case OpGT, OpGE:
 		op = "beyond"
-	case OpBetween, OpEq, OpNe:
-		return false // a band of distances is not a reach: left unread
+	case OpBetween:
+		op = "between" // a band: "between 2 and 5 km from a clinic"
+	case OpEq, OpNe:
+		return false // "exactly 5 km from": no band of frames, left unread
 	}
 	if r.p.Distance != nil {
 		return false // one reach a plan: a second is left unread
@@ -709,7 +837,7 @@ func (r *reader) distance(c cmp) bool {
 		for k >= 0 && r.free(k) && articles[r.low(k)] {
 			k--
 		}
-		if l := r.low(k); r.free(k) && (l == "no" || l == "without" || l == "lacks" || l == "lack" || l == "lacking") {
+		if l := r.low(k); r.free(k) && op != "between" && (l == "no" || l == "without" || l == "lacks" || l == "lack" || l == "lacking") {
 			neg = r.claim(k, feat.start, RoleDistance)
 			if op == "within" {
 				op = "beyond"
@@ -724,6 +852,9 @@ func (r *reader) distance(c cmp) bool {
 		fm.Words = append(fm.Words, r.claim(feat.end, feat.end+1, RoleDistance)...)
 	}
 	r.p.Distance = &Distance{Feature: r.cat.Features[feat.f].ID, Km: c.v1, Op: op, Match: feat.via, Words: append(ws, fm.Words...)}
+	if op == "between" {
+		r.p.Distance.Km2 = c.v2
+	}
 	return true
 }
 
@@ -1334,6 +1465,40 @@ func (r *reader) asksFrame() bool {
 	return false
 }
 
+// framesK reads how many frames a nearest or farthest question asks for:
+// "the 3 frames farthest from a clinic", "5 nearest frames to a
+// clinic", "which 4 cells are farthest": a whole number beside the
+// nearest word or before a frame noun, in a question that names frames.
+// It returns 0 when none is asked for (the one nearest or farthest
+// frame, or the features listed).
+func (r *reader) framesK() (int, []int) {
+	framed := false
+	for i := range r.ts {
+		framed = framed || frameNouns[r.sing(i)] && r.low(i) != "area" && r.low(i) != "place"
+	}
+	if !framed {
+		return 0, nil
+	}
+	if r.k > 0 && len(r.kAt) > 0 {
+		return r.k, r.kAt
+	}
+	cands := []int{r.nearAt[0] - 1, r.nearAt[len(r.nearAt)-1] + 1}
+	for i := range r.ts {
+		if frameNouns[r.sing(i+1)] {
+			cands = append(cands, i)
+		}
+	}
+	for _, k := range cands {
+		if k < 0 || k >= len(r.ts) || !r.free(k) || !r.ts[k].isNum {
+			continue
+		}
+		if v := r.ts[k].num; v >= 1 && v <= maxK && v == math.Trunc(v) {
+			return int(v), r.claim(k, k+1, RoleOrder)
+		}
+	}
+	return 0, nil
+}
+
 // listNearest reads "where is the nearest clinic", "the 3 closest
 // hospitals", "nearest 2 hospitals": the features nearest the selection
 // are listed (Distance.List of them, at most MaxList). The count is a
@@ -1573,6 +1738,10 @@ func (r *reader) decide() {
 			if r.free(k) && set("from", "to", "of", "away")[r.low(k)] {
 				p.Distance.Words = append(p.Distance.Words, r.claim(k, k+1, RoleDistance)...)
 			}
+		}
+		if k, ws := r.framesK(); k > 0 {
+			p.Order = &Order{Desc: p.Agg == AggFarthest, K: k, Words: ws}
+			return
 		}
 		if p.Agg == AggNearest && !r.asksFrame() {
 			r.listNearest(feat)
@@ -1945,14 +2114,7 @@ func (r *reader) years() {
 
 // planMeasures lists every measure the plan reads.
 func (r *reader) planMeasures() []Measure {
-	out := append([]Measure(nil), r.p.Measures...)
-	for _, f := range r.p.Filters {
-		out = append(out, f.Measure)
-	}
-	if r.p.Group != nil {
-		out = append(out, r.p.Group.Measure)
-	}
-	return out
+	return r.p.AllMeasures()
 }
 
 // registerAndFormat reads GIS vocabulary (the register) and report

@@ -128,11 +128,14 @@ func TestDescribe_Metric(t *testing.T) {
 	}
 }
 
-// TestParse_Reach: one reach a plan, and no band of distances.
+// TestParse_Reach: one reach a plan; a band of distances is a reach
+// between two bounds.
 func TestParse_Reach(t *testing.T) {
 	cat := demoCatalogue()
 	for q, want := range map[string]string{
-		"How many people live between 2 and 5 km from a clinic?":             "unsupported | unknown",
+		"How many people live between 2 and 5 km from a clinic?":             "coverage population_2020 | between 2-5 health | exact",
+		"frames from 1 to 3 km away from a hospital":                         "coverage | between 1-3 health | exact",
+		"How many people live exactly 5 km from a clinic?":                   "unsupported | unknown",
 		"people within 2 km of a clinic and more than 10 km from a hospital": "coverage population_2020 | within 2 health | partial",
 		"How many buildings lie within 500 m of a clinic?":                   "coverage building_count | within 0.5 health | exact",
 		"How many people have no clinic within 5 km?":                        "coverage population_2020 | beyond 5 health | exact",
@@ -163,6 +166,30 @@ func TestParse_HyphenatedValue(t *testing.T) {
 	} {
 		if got := summary(Parse(q, cat)); got != want {
 			t.Errorf("%q: got %s, want %s", q, got, want)
+		}
+	}
+}
+
+// TestParse_FramesByDistanceAndDerivedFilters: K frames nearest or
+// farthest (issue 22), and conditions on a density or a ratio per frame.
+func TestParse_FramesByDistanceAndDerivedFilters(t *testing.T) {
+	cat := demoCatalogue()
+	for q, want := range map[string]string{
+		"the 3 frames farthest from a health facility":         "farthest | desc 3 | health | exact",
+		"5 nearest frames to a clinic":                         "nearest | asc 5 | health | exact",
+		"which 4 cells are farthest from a hospital?":          "farthest | desc 4 | health | exact",
+		"Which frame is farthest from a health facility?":      "farthest | health | exact",
+		"the 3 closest health facilities":                      "nearest | health | exact",
+		"frames with more than 500 people per km²":             "count | population_2020 per km² > 500 | exact",
+		"how many frames have over 20 buildings per hectare":   "count | building_count per hectare > 20 | exact",
+		"frames with a population density above 2,000":         "count | population_2020 per km² > 2,000 | exact",
+		"where people per facility exceed 10,000":              "count | population_2020 per facility_count > 10,000 | exact",
+		"total population where people per clinic exceed 5000": "total population_2020 | population_2020 per facility_count > 5,000 | exact",
+	} {
+		p := Parse(q, cat)
+		checkPlan(t, q, p)
+		if got := summary(p); got != want {
+			t.Errorf("%q:\n got %s\nwant %s (%s)", q, got, want, p.Detail())
 		}
 	}
 }

@@ -74,16 +74,27 @@ type Filter struct {
 	// Not, when set, negates the comparison. Parse never sets it: it
 	// writes every negation into Op and Value ("no clinic" is = 0, "not
 	// urban" is != urban), so a parsed plan reads as it stands.
-	Not   bool  `json:"not,omitempty"`
-	Words []int `json:"words,omitempty"`
+	Not bool `json:"not,omitempty"`
+	// Per, when set ("km2" or "ha"), compares the measure's density on
+	// each frame: "more than 500 people per km²".
+	Per string `json:"per,omitempty"`
+	// Of, when set, compares the ratio of the measure to Of on each frame
+	// ("where people per facility exceed 10,000"), an unrecorded value
+	// reading as 0 as in every filter: a frame with some of the measure
+	// and none of Of has an unbounded ratio (more than any number), one
+	// with none of either has no ratio and meets no comparison.
+	Of    *Measure `json:"of,omitempty"`
+	Words []int    `json:"words,omitempty"`
 }
 
 // Distance is a reach condition: frames whose centre lies within (or
-// beyond) Km of the nearest feature of the features dataset Feature.
+// beyond, or in the band between Km and Km2) of the nearest feature of
+// the features dataset Feature.
 type Distance struct {
-	Feature string  `json:"feature"`      // features dataset id
-	Km      float64 `json:"km,omitempty"` // 0 for nearest / farthest
-	Op      string  `json:"op,omitempty"` // "within" or "beyond"
+	Feature string  `json:"feature"`       // features dataset id
+	Km      float64 `json:"km,omitempty"`  // 0 for nearest / farthest
+	Km2     float64 `json:"km2,omitempty"` // the band's outer bound (Op "between")
+	Op      string  `json:"op,omitempty"`  // "within", "beyond" or "between"
 	// Match is how the words named the features dataset: "feature" (its
 	// id, name or an alias), or a measure of it named as Measure.Match
 	// says ("clinics": "alias"; "clinc": "spelling").
@@ -94,6 +105,30 @@ type Distance struct {
 	// features nearest the selection to list (1 to MaxList); 0 when the
 	// question asks which frame is nearest.
 	List int `json:"list,omitempty"`
+}
+
+// Holds reports whether a frame whose centre lies km from the nearest
+// feature meets the condition: within is km <= Km, beyond km > Km,
+// between Km < km <= Km2 (so that the bands 0-2, 2-5 and beyond 5 km
+// split the frames without overlap). +Inf (no feature within the search)
+// is beyond every distance.
+func (d *Distance) Holds(km float64) bool {
+	switch d.Op {
+	case "beyond":
+		return km > d.Km
+	case "between":
+		return km > d.Km && km <= d.Km2
+	}
+	return km <= d.Km
+}
+
+// Limit is the farthest distance Holds needs to know exactly: a search
+// may stop there (anything farther is beyond it).
+func (d *Distance) Limit() float64 {
+	if d.Op == "between" {
+		return d.Km2
+	}
+	return d.Km
 }
 
 // MaxList is the most features a nearest question lists.

@@ -32,7 +32,11 @@ func summary(p *Plan) string {
 		parts = append(parts, fmt.Sprintf("%s %d", d, p.Order.K))
 	}
 	if p.Distance != nil {
-		parts = append(parts, strings.TrimSpace(fmt.Sprintf("%s %s %s", p.Distance.Op, num(p.Distance.Km), p.Distance.Feature)))
+		km := num(p.Distance.Km)
+		if p.Distance.Op == "between" {
+			km += "-" + num(p.Distance.Km2)
+		}
+		parts = append(parts, strings.TrimSpace(fmt.Sprintf("%s %s %s", p.Distance.Op, km, p.Distance.Feature)))
 	}
 	if p.Per != "" {
 		parts = append(parts, "per "+p.Per)

@@ -57,6 +57,12 @@ type Filter struct {
 	Value2  float64 `json:"value2,omitempty"`
 	// Text is a category value; for op "in", values separated by commas.
 	Text string `json:"text,omitempty"`
+	// Per compares the measure per km² ("km2") or hectare ("ha") of the
+	// frame's area; Of compares its ratio to another measure on the frame
+	// (none recorded reads as 0: some over none is more than any number,
+	// none over none meets nothing).
+	Per string `json:"per,omitempty"`
+	Of  string `json:"of,omitempty"`
 }
 
 // Expect is what a corpus line expects the plan to be (the corpus
@@ -72,14 +78,17 @@ type Expect struct {
 	K        int      `json:"k,omitempty"`
 	// Per is a density's area unit: km2 (default) or ha. Scale multiplies
 	// a ratio ("per 100,000 people"); 0 means 1.
-	Per        string   `json:"per,omitempty"`
-	Scale      float64  `json:"scale,omitempty"`
-	DistanceKm float64  `json:"distanceKm,omitempty"`
-	DistanceOp string   `json:"distanceOp,omitempty"` // within | beyond
-	Feature    string   `json:"feature,omitempty"`
-	Place      string   `json:"place,omitempty"`
-	Confidence string   `json:"confidence,omitempty"` // exact | partial | unknown
-	Unread     []string `json:"unread,omitempty"`
+	Per        string  `json:"per,omitempty"`
+	Scale      float64 `json:"scale,omitempty"`
+	DistanceKm float64 `json:"distanceKm,omitempty"`
+	DistanceOp string  `json:"distanceOp,omitempty"` // within | beyond | between
+	// DistanceKm2 is the outer bound of a band (distanceOp between): more
+	// than DistanceKm and at most DistanceKm2.
+	DistanceKm2 float64  `json:"distanceKm2,omitempty"`
+	Feature     string   `json:"feature,omitempty"`
+	Place       string   `json:"place,omitempty"`
+	Confidence  string   `json:"confidence,omitempty"` // exact | partial | unknown
+	Unread      []string `json:"unread,omitempty"`
 }
 
 // Line is one line of a corpus file.
@@ -139,7 +148,7 @@ type Result struct {
 	Value float64
 	// Frames are the frames a rank lists, in order; for min, max,
 	// nearest and farthest every frame that attains the figure (ties),
-	// ascending id.
+	// ascending id, or with K the K frames nearest (farthest) first.
 	Frames []string
 	// Groups is the figure of each value of GroupBy (frames without a
 	// value are left out).
@@ -215,6 +224,27 @@ func (fl Filter) match(f *Frame) bool {
 		return false
 	}
 	x, _ := num(f, fl.Measure) // none recorded reads as 0
+	switch {
+	case fl.Per != "":
+		a := f.AreaKm2
+		if fl.Per == "ha" {
+			a *= 100
+		}
+		if a <= 0 {
+			return false
+		}
+		x /= a
+	case fl.Of != "":
+		y, _ := num(f, fl.Of)
+		switch {
+		case y != 0:
+			x /= y
+		case x > 0:
+			x = math.Inf(1)
+		default:
+			return false
+		}
+	}
 	switch fl.Op {
 	case ">":
 		return x > fl.Value
@@ -355,6 +385,9 @@ func (ev *evaluator) keep(fs []*Frame) []*Frame {
 				ok = ev.nearest(f) <= e.DistanceKm
 			case "beyond":
 				ok = ev.nearest(f) > e.DistanceKm
+			case "between":
+				d := ev.nearest(f)
+				ok = d > e.DistanceKm && d <= e.DistanceKm2
 			}
 		}
 		if ok {
@@ -522,6 +555,24 @@ func (ev *evaluator) figure(kept, base []*Frame) Result {
 			return Result{}
 		}
 		sort.Slice(vs, func(i, j int) bool { return idLess(vs[i].id, vs[j].id) })
+		if e.K > 0 {
+			// The K frames nearest (farthest) first, ties by id; a frame
+			// with nothing within the search is the farthest of all.
+			sort.SliceStable(vs, func(i, j int) bool {
+				if e.Agg == "nearest" {
+					return vs[i].v < vs[j].v
+				}
+				return vs[i].v > vs[j].v
+			})
+			if e.K < len(vs) {
+				vs = vs[:e.K]
+			}
+			r := Result{Value: vs[0].v, Defined: true}
+			for _, v := range vs {
+				r.Frames = append(r.Frames, v.id)
+			}
+			return r
+		}
 		best := vs[0].v
 		for _, v := range vs[1:] {
 			if (e.Agg == "nearest") == (v.v < best) && v.v != best {
