@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -410,5 +411,76 @@ func TestOpenAPI_QuestionIntents(t *testing.T) {
 		if err := validateResponse(t, router, newInsightRequest(`{"frameIds":`+ids+`,"question":"`+q+`"}`, secretAskOnly, "application/json"), w, true); err != nil {
 			t.Errorf("%q: the answer does not validate: %v\n%s", q, err, w.Body)
 		}
+	}
+}
+
+// TestServer_HandleFramesInsight_Issue22Gaps: K frames by distance, a
+// band of distances, conditions on a density or a ratio, and a place no
+// readable dataset names, each against figures worked out here from the
+// fixture's values (insightStore) and the clinic's coordinates.
+func TestServer_HandleFramesInsight_Issue22Gaps(t *testing.T) {
+	requireEngine(t)
+	s, _ := insightServer(t, insightStore(10).fake(), nil, nil)
+	ask := func(q string) insightData {
+		t.Helper()
+		return insightOK(t, postInsight(s, `{"frameIds":["`+frameA+`","`+frameB+`","`+frameC+`"],"question":"`+q+`"}`, secretAskOnly, ""))
+	}
+	pop := map[string]float64{frameA: 1234.5, frameB: 800, frameC: 4000}
+	ids := []string{frameA, frameB, frameC}
+	slices.SortFunc(ids, func(x, y string) int { return cmp.Compare(clinicCentreKm(y), clinicCentreKm(x)) }) // farthest first
+
+	d := ask("the 2 frames farthest from a clinic")
+	if d.Intent != "frames_farthest" || d.Result == nil || !slices.Equal(d.Result.Frames, ids[:2]) || d.Table == nil || len(d.Table.Rows) != 2 ||
+		d.Result.Value == nil || math.Abs(*d.Result.Value-clinicCentreKm(ids[0])) > 1e-9 {
+		t.Errorf("farthest 2: %+v %+v", d.Result, d.Table)
+	}
+
+	// A band that leaves out the nearest frame and holds the two others.
+	lo := math.Ceil(clinicCentreKm(ids[2])*1000) / 1000
+	hi := math.Ceil(clinicCentreKm(ids[0])*1000) / 1000
+	d = ask("How many people live between " + strconv.FormatFloat(lo, 'f', -1, 64) + " and " + strconv.FormatFloat(hi, 'f', -1, 64) + " km from a clinic?")
+	if want := pop[ids[0]] + pop[ids[1]]; d.Intent != "frames_coverage" || d.Confidence != "exact" || d.Result == nil || d.Result.Value == nil || *d.Result.Value != want {
+		t.Errorf("band: %+v, want %g (%s)", d.Result, want, d.Headline)
+	}
+
+	// Densities: each frame's people over its area on the sphere (within
+	// 0.5 % of the ellipsoid's; the threshold is far from every frame).
+	area := func(id string) float64 {
+		row, col, _ := grid.RowCol(mustID(id))
+		b := grid.CellBox(row, col)
+		const r, rad = 6371.0088, math.Pi / 180
+		return r * r * (b.MaxLon - b.MinLon) * rad * (math.Sin(b.MaxLat*rad) - math.Sin(b.MinLat*rad))
+	}
+	dense := 0
+	for id, p := range pop {
+		if p/area(id) > 1200 {
+			dense++
+		}
+	}
+	d = ask("How many frames have more than 1,200 people per km²?")
+	if d.Result == nil || d.Result.Value == nil || *d.Result.Value != float64(dense) || d.Confidence != "exact" {
+		t.Errorf("density filter: %+v, want %d (%s)", d.Result, dense, d.Headline)
+	}
+	// Ratios: frame B has 800 people and 2 clinics (400 per clinic); A and
+	// C have people and no clinic, more than any number per clinic.
+	d = ask("How many frames have more than 500 people per clinic?")
+	if d.Result == nil || d.Result.Value == nil || *d.Result.Value != 2 || !strings.Contains(d.Detail, "than any number") {
+		t.Errorf("ratio filter over: %+v %q", d.Result, d.Detail)
+	}
+	d = ask("How many frames have fewer than 500 people per clinic?")
+	if d.Result == nil || d.Result.Value == nil || *d.Result.Value != 1 {
+		t.Errorf("ratio filter under: %+v %q", d.Result, d.Headline)
+	}
+
+	// Dala is no value of the readable administrative areas.
+	d = ask("How many people live in Dala LGA?")
+	if d.Confidence != "partial" || d.Result != nil && d.Result.Value != nil ||
+		!strings.Contains(d.Headline, "Dala is not a place in the readable boundary data, so it is not in the selection") {
+		t.Errorf("Dala: %s %+v %q", d.Confidence, d.Result, d.Headline)
+	}
+	// A place the data names is answered about its frames.
+	d = ask("How many people live in Suleja?")
+	if d.Result == nil || d.Result.Value == nil || *d.Result.Value != 4000 {
+		t.Errorf("Suleja: %+v %q", d.Result, d.Headline)
 	}
 }
