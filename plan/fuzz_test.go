@@ -101,7 +101,10 @@ func FuzzParse(f *testing.F) {
 	}
 	for _, q := range []string{"", "   ", "between and 5", "> > 10k++ %% //", "km² ² ³ 5km", "5,000,000.5.5 people",
 		"no no no not without", "top top 5 5 bottom", "per per capita per km", "1e309 people", "-5 km from - clinic",
-		"Kano Kano State state of Kano", "which which state state has the the most most"} {
+		"Kano Kano State state of Kano", "which which state state has the the most most",
+		// Bands, derived conditions, K frames by distance, unknown places.
+		"between 5 and 2 km from between 1 and 3 km of a clinic", "people per km² per clinic over 5 per hectare",
+		"density density above per", "3 5 frames nearest farthest 7 cells", "in Dala LGA of Garki Ward in AOI State"} {
 		f.Add(q)
 	}
 	cat := demoCatalogue()
