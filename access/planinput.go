@@ -61,6 +61,10 @@ func (a *Answer) SelectionInput(q Question, near map[string]insight.Nearness) (i
 				dicts[k] = map[string]int32{}
 			}
 		}
+		attrAt := make(map[string]int, len(d.Attributes))
+		for k, at := range d.Attributes {
+			attrAt[at.Name] = k
+		}
 		feats := insight.Column{Dataset: d.ID, DatasetName: d.Name, Num: make([]float64, n)}
 		pr := insight.Presence{}
 		for j, fi := range known {
@@ -76,12 +80,18 @@ func (a *Answer) SelectionInput(q Question, near map[string]insight.Nearness) (i
 			if len(e.Attrs) == 0 {
 				continue
 			}
-			vals, err := Values(e.Attrs)
-			if err != nil {
-				return in, storeError("the attributes of dataset %q on frame %d do not parse: %v", d.ID, f.ID, err)
-			}
-			for c, at := range d.Attributes {
-				v, ok := vals[at.Name]
+			// Each member straight into its column; a later duplicate
+			// replaces an earlier value, a left-out one clears it.
+			err := eachValue(e.Attrs, func(name string, v insight.Value, ok bool) {
+				c, known := attrAt[name]
+				if !known {
+					return
+				}
+				if cols[c].Num != nil {
+					cols[c].Num[j] = math.NaN()
+				} else {
+					cols[c].Codes[j] = -1
+				}
 				switch {
 				case !ok:
 				case cols[c].Num != nil && v.IsNum:
@@ -95,6 +105,9 @@ func (a *Answer) SelectionInput(q Question, near map[string]insight.Nearness) (i
 					}
 					cols[c].Codes[j] = code
 				}
+			})
+			if err != nil {
+				return in, storeError("the attributes of dataset %q on frame %d do not parse: %v", d.ID, f.ID, err)
 			}
 		}
 		in.Presence[d.ID] = pr

@@ -51,20 +51,38 @@ func (a *Answer) settleUsed(ctx context.Context, store Store, key state.Key, req
 // value, as encoding/json does. Other values (booleans, null, arrays,
 // objects) and numbers beyond float64 are left out: no figure is computed
 // from them. An empty record is nil. Strings with invalid UTF-8 are decoded
-// as json.Unmarshal does (U+FFFD for each bad byte). It runs on every record
-// of every question: gjson walks the object without building a tree.
+// as json.Unmarshal does (U+FFFD for each bad byte).
 func Values(b []byte) (map[string]insight.Value, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
+	out := make(map[string]insight.Value, 8)
+	err := eachValue(b, func(name string, v insight.Value, ok bool) {
+		if ok {
+			out[name] = v
+		} else {
+			delete(out, name) // a later duplicate replaces an earlier value
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachValue calls fn with every member of a stored attributes object, in
+// order, as Values reads it: ok is false for a member Values leaves out
+// (which also drops an earlier value of the same name). It runs on every
+// record of every question: gjson walks the object without building a
+// tree, and the caller keeps what it needs without a map.
+func eachValue(b []byte, fn func(name string, v insight.Value, ok bool)) error {
 	if !gjson.ValidBytes(b) {
-		return nil, errors.New("not valid JSON")
+		return errors.New("not valid JSON")
 	}
 	obj := gjson.ParseBytes(b)
 	if !obj.IsObject() {
-		return nil, errors.New("not a JSON object")
+		return errors.New("not a JSON object")
 	}
-	out := make(map[string]insight.Value, 8)
 	var err error
 	obj.ForEach(func(k, v gjson.Result) bool {
 		name := k.Str
@@ -81,20 +99,16 @@ func Values(b []byte) (map[string]insight.Value, error) {
 					return false
 				}
 			}
-			out[name] = insight.Value{Str: s}
+			fn(name, insight.Value{Str: s}, true)
 		case gjson.Number:
 			n, perr := strconv.ParseFloat(v.Raw, 64)
-			if perr != nil || math.IsInf(n, 0) {
-				delete(out, name) // a later duplicate replaces an earlier value
-				break
-			}
-			out[name] = insight.Value{Num: n, IsNum: true}
+			fn(name, insight.Value{Num: n, IsNum: true}, perr == nil && !math.IsInf(n, 0))
 		default: // true, false, null, an array or an object: skipped
-			delete(out, name)
+			fn(name, insight.Value{}, false)
 		}
 		return true
 	})
-	return out, err
+	return err
 }
 
 // unmarshalString decodes a JSON string's text the way encoding/json does,
