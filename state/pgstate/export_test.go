@@ -37,3 +37,27 @@ func (s *Store) ChargeGroup(charges []ChargeArgs, at time.Time) []ChargeOutcome 
 	}
 	return out
 }
+
+// ChargeOneStatement tries charges as the committer's one statement does
+// and says whether it applied them; nil outcomes when it did not.
+func (s *Store) ChargeOneStatement(charges []ChargeArgs, at time.Time) (bool, []ChargeOutcome, error) {
+	var group []*chargeReq
+	for _, c := range charges {
+		sorted, err := state.CheckCharge("key_abc", c.RequestID, c.DS)
+		if err != nil {
+			panic(err)
+		}
+		group = append(group, &chargeReq{orgID: c.OrgID, keyID: "key_abc", requestID: c.RequestID, sorted: sorted, at: ts(at)})
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	applied, err := s.chargeOneStatement(ctx, group)
+	if !applied {
+		return applied, nil, err
+	}
+	var out []ChargeOutcome
+	for _, r := range group {
+		out = append(out, ChargeOutcome{r.charged, r.leftOut, r.err})
+	}
+	return applied, out, err
+}
