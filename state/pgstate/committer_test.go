@@ -98,7 +98,9 @@ func TestChargeOneStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
-	p := func(id string, price int64) state.DatasetPrice { return state.DatasetPrice{ID: id, Price: price, Frames: 50} }
+	p := func(id string, price int64) state.DatasetPrice {
+		return state.DatasetPrice{ID: id, Price: price, Frames: 50}
+	}
 	applied, out, err := s.ChargeOneStatement([]pgstate.ChargeArgs{
 		{"acme", "r0", []state.DatasetPrice{p("a", 4)}},
 		{"acme", "r1", []state.DatasetPrice{p("c", 1), p("b", 2), p("free", 0)}},
