@@ -157,3 +157,93 @@ func TestChargeOneStatement(t *testing.T) {
 		t.Errorf("not covered, as the committer applies it: %v", out)
 	}
 }
+
+// Reservations, refunds and charges waiting together are one transaction,
+// each decided against the counters and balance the ones before it left:
+// a refund gives back the allowance a later reservation then uses, a
+// reservation paid in credits leaves less for a charge, and a refusal
+// answers that one alone.
+func TestMeterGroup(t *testing.T) {
+	s, _, _ := openPG(t, pgtest.Shared(t))
+	if _, err := s.AddOrg(state.Org{ID: "acme", Plan: state.PlanTrial}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.AddCredits("acme", 10, "test", time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
+	var last state.Reservation
+	for i := range state.PlanAllowance[state.PlanTrial] - 1 {
+		r, err := s.ReserveAnswer("acme", "key_abc", fmt.Sprint("pre-", i), 3, at)
+		if err != nil || r.Source != state.SourceAllowance {
+			t.Fatalf("reservation %d: %+v %v", i, r, err)
+		}
+		last = r
+	}
+	p := func(id string, price int64) []state.DatasetPrice { return []state.DatasetPrice{{ID: id, Price: price}} }
+	out := s.MeterGroup([]pgstate.MeterArgs{
+		{Kind: "reserve", OrgID: "acme", RequestID: "x", Cost: 3},      // the allowance's last
+		{Kind: "reserve", OrgID: "acme", RequestID: "y", Cost: 3},      // credits: 10 -> 7
+		{Kind: "refund", OrgID: "acme", Rsv: last},                     // an allowance answer back
+		{Kind: "reserve", OrgID: "acme", RequestID: "z", Cost: 3},      // still over it: credits 7 -> 4
+		{Kind: "refund", OrgID: "acme", Rsv: last},                     // refunded already
+		{Kind: "charge", OrgID: "acme", RequestID: "c", DS: p("a", 5)}, // left out
+		{Kind: "charge", OrgID: "acme", RequestID: "d", DS: p("a", 4)}, // 4 -> 0
+		{Kind: "reserve", OrgID: "acme", RequestID: "w", Cost: 3},      // nothing left
+		{Kind: "refund", OrgID: "acme", Rsv: state.Reservation{OrgID: "acme"}},
+		{Kind: "reserve", OrgID: "ghost", RequestID: "g", Cost: 3},
+	}, at)
+	want := []string{"allowance", "credits", "ok", "credits", "not_found", "[] [a]", "[a] []", "no_allowance", "invalid", "not_found"}
+	ids := map[uint64]bool{}
+	for i, o := range out {
+		got := "ok"
+		switch {
+		case o.Err != nil:
+			got = "error"
+			for name, kind := range map[string]error{"not_found": state.ErrNotFound, "no_allowance": state.ErrNoAllowance, "invalid": state.ErrInvalid} {
+				if errors.Is(o.Err, kind) {
+					got = name
+				}
+			}
+		case o.Rsv.Source != "":
+			got = o.Rsv.Source
+			if o.Rsv.ID == 0 || ids[o.Rsv.ID] || o.Rsv.ID <= last.ID {
+				t.Errorf("request %d: reservation id %d", i, o.Rsv.ID)
+			}
+			ids[o.Rsv.ID] = true
+		case o.Charged != nil || o.LeftOut != nil:
+			got = fmt.Sprint(o.Charged, " ", o.LeftOut)
+		}
+		if got != want[i] {
+			t.Errorf("request %d: %s (%v), want %s", i, got, o.Err, want[i])
+		}
+	}
+	o, entries, err := s.OrgLedger("acme", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, e := range entries {
+		if e.Seq != uint64(i+1) {
+			t.Errorf("entry %d numbered %d", i+1, e.Seq)
+		}
+		got = append(got, fmt.Sprintf("%s/%s:%d:%d", e.Kind, e.RequestID, e.Credits, e.Balance))
+	}
+	if want := []string{"grant/:10:10", "answer/y:-3:7", "answer/z:-3:4", "charge/d:-4:0"}; o.Credits != 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("balance %d, ledger %v, want 0, %v", o.Credits, got, want)
+	}
+	u, err := s.Usage("acme", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 99 before, x, y and z, less the refunded one.
+	if u.AnswersThisMonth != 101 || u.AnswersToday != 101 {
+		t.Errorf("answers this month %d, today %d, want 101", u.AnswersThisMonth, u.AnswersToday)
+	}
+	if err := s.CommitAnswer(out[0].Rsv); err != nil {
+		t.Errorf("a reservation of the group cannot be committed: %v", err)
+	}
+	if err := s.RefundAnswer(out[1].Rsv, at); err != nil {
+		t.Errorf("a reservation of the group cannot be refunded: %v", err)
+	}
+}
