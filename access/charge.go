@@ -2,6 +2,7 @@ package access
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -77,17 +78,47 @@ func (a *Answer) perQuery(pick func(id string) bool) []state.DatasetPrice {
 // not asked about, or leaves one unsettled, is ErrStore. A charge is never
 // made once ctx is done: then the error is context.Cause(ctx).
 func (a *Answer) Charge(ctx context.Context, store Store, key state.Key, requestID string, asks []state.DatasetPrice, now time.Time) (leftOut []string, err error) {
-	if ctx.Err() != nil {
-		return nil, context.Cause(ctx)
-	}
-	charged, leftOut, err := store.Charge(key.OrgID, key.ID, requestID, asks, now)
+	leftOut, durable, err := a.StartCharge(ctx, store, key, requestID, asks, now)
 	if err != nil {
-		return nil, fmt.Errorf("charging %d per-query datasets to organisation %s: %w", len(asks), key.OrgID, err)
+		return nil, err
 	}
-	if err := a.settle(asks, charged, leftOut); err != nil {
+	if err := durable(); err != nil {
 		return nil, err
 	}
 	return leftOut, nil
+}
+
+// StartCharge is Charge that returns once the store has decided the
+// charge, with durable, which returns once it is on disk
+// (state.ChargeStarter; with another store Charge's own wait). a is
+// settled already: the caller may write its answer meanwhile, and sends
+// nothing of it before durable returns nil. An error from durable voids
+// the charge: nothing was charged, and the answer must not be sent.
+func (a *Answer) StartCharge(ctx context.Context, store Store, key state.Key, requestID string, asks []state.DatasetPrice, now time.Time) (leftOut []string, durable func() error, err error) {
+	if ctx.Err() != nil {
+		return nil, nil, context.Cause(ctx)
+	}
+	charged, leftOut, stored, err := state.StartCharge(store, key.OrgID, key.ID, requestID, asks, now)
+	if err == nil {
+		err = a.settle(asks, charged, leftOut)
+		if err != nil {
+			// The store broke its contract; its write still ends.
+			stored()
+		}
+	}
+	if err != nil {
+		return nil, nil, chargeErr(asks, key, err)
+	}
+	return leftOut, func() error { return chargeErr(asks, key, stored()) }, nil
+}
+
+// chargeErr names what failed to be charged; nil stays nil and ErrStore
+// (a store breaking its contract) says so alone.
+func chargeErr(asks []state.DatasetPrice, key state.Key, err error) error {
+	if err == nil || errors.Is(err, ErrStore) {
+		return err
+	}
+	return fmt.Errorf("charging %d per-query datasets to organisation %s: %w", len(asks), key.OrgID, err)
 }
 
 // settle records Charge's answer: each dataset asked is either charged or

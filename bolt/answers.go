@@ -88,16 +88,32 @@ func (s *Store) readCounter(tx *bbolt.Tx, orgID, name string) (counter, error) {
 // an over-long key or request id; ErrNotFound for an unknown organisation;
 // ErrCorrupt. Nothing is written on error.
 func (s *Store) ReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (state.Reservation, error) {
-	cost, err := state.CheckReserve(keyID, requestID, creditCost)
+	r, durable, err := s.StartReserveAnswer(orgID, keyID, requestID, creditCost, now)
 	if err != nil {
 		return state.Reservation{}, err
+	}
+	if err := durable(); err != nil {
+		return state.Reservation{}, err
+	}
+	return r, nil
+}
+
+// StartReserveAnswer is ReserveAnswer returning as soon as the reservation
+// is decided, while its transaction commits (state.ReserveStarter): the
+// caller may call the model meanwhile, and shows its wording, commits or
+// refunds the reservation only once durable returns nil. When durable
+// returns an error, nothing was reserved.
+func (s *Store) StartReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (state.Reservation, func() error, error) {
+	cost, err := state.CheckReserve(keyID, requestID, creditCost)
+	if err != nil {
+		return state.Reservation{}, nil, err
 	}
 	if now.IsZero() {
 		now = s.clock()
 	}
 	now = now.Round(0).UTC()
 	var r state.Reservation
-	err = s.commit(func(tx *bbolt.Tx) (func() error, error) {
+	durable, err := s.commitEarly(func(tx *bbolt.Tx) (func() error, error) {
 		o, err := s.getOrg(tx, orgID)
 		if err != nil {
 			return nil, err
@@ -140,9 +156,9 @@ func (s *Store) ReserveAnswer(orgID, keyID, requestID string, creditCost int64, 
 		}, nil
 	})
 	if err != nil {
-		return state.Reservation{}, err
+		return state.Reservation{}, nil, err
 	}
-	return r, nil
+	return r, durable, nil
 }
 
 // pendingReservation looks reservation r up in tx: the stored record and

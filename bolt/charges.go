@@ -34,19 +34,34 @@ import (
 // an over-long key or request id; ErrNotFound for an unknown organisation;
 // ErrCorrupt. Nothing is written on error.
 func (s *Store) Charge(orgID, keyID, requestID string, ds []state.DatasetPrice, now time.Time) (charged, leftOut []string, err error) {
+	charged, leftOut, durable, err := s.StartCharge(orgID, keyID, requestID, ds, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := durable(); err != nil {
+		return nil, nil, err
+	}
+	return charged, leftOut, nil
+}
+
+// StartCharge is Charge returning as soon as the charge is decided, while
+// its transaction commits (state.ChargeStarter): the caller may build its
+// response meanwhile, and sends it once durable returns nil. When durable
+// returns an error, nothing was charged and charged and leftOut are void.
+func (s *Store) StartCharge(orgID, keyID, requestID string, ds []state.DatasetPrice, now time.Time) (charged, leftOut []string, durable func() error, err error) {
 	if len(ds) == 0 {
-		return nil, nil, nil
+		return nil, nil, noWrite, nil
 	}
 	sorted, err := state.CheckCharge(keyID, requestID, ds)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if now.IsZero() {
 		now = s.clock()
 	}
 	now = now.Round(0).UTC()
 	var c state.Charges
-	err = s.commit(func(tx *bbolt.Tx) (func() error, error) {
+	durable, err = s.commitEarly(func(tx *bbolt.Tx) (func() error, error) {
 		o, err := s.getOrg(tx, orgID)
 		if err != nil {
 			return nil, err
@@ -63,10 +78,13 @@ func (s *Store) Charge(orgID, keyID, requestID string, ds []state.DatasetPrice, 
 		}, nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return c.Charged, c.LeftOut, nil
+	return c.Charged, c.LeftOut, durable, nil
 }
+
+// noWrite is the durable of a call that wrote nothing.
+func noWrite() error { return nil }
 
 // settle writes what a metering rule of package state decided for
 // organisation o inside tx: its ledger entries, numbered in order, and its

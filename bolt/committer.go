@@ -22,6 +22,13 @@ import (
 // balances and counters the writes before it in the group left: the
 // balance is never overspent, as with one transaction each.
 //
+// A caller may learn its write's outcome before the group is durable
+// (commitEarly): the committer tells each caller what its check decided
+// once every write of the group is applied, then commits. The caller can
+// prepare its response (encode it, call the model) while the fsync runs,
+// and must wait for durability before it sends anything that reports the
+// write; if the commit fails, the decision is void and the wait says so.
+//
 // A write is split in two (ledgerOp): a check, which reads and decides
 // and may refuse (no allowance, a reservation not found, an unknown
 // organisation) without writing anything, and the write of what it
@@ -42,8 +49,14 @@ const maxGroup = 256
 // queuedOp is a ledgerOp waiting for the committer, and where its result
 // goes.
 type queuedOp struct {
-	op   ledgerOp
-	done chan error // buffered: the committer never waits for the caller
+	op      ledgerOp
+	decided chan error // buffered: the check's outcome, before the commit
+	done    chan error // buffered: the committer never waits for the caller
+}
+
+// newOp queues nothing yet: it is op with its answer channels.
+func newOp(op ledgerOp) *queuedOp {
+	return &queuedOp{op: op, decided: make(chan error, 1), done: make(chan error, 1)}
 }
 
 // committer is a Store's group committer. It starts with the first write
@@ -65,13 +78,30 @@ type committer struct {
 // ledger writes to the same committer as every other handle, and its entry
 // goes with its own change.
 func (s *Store) commit(op ledgerOp) error {
+	durable, err := s.commitEarly(op)
+	if err != nil {
+		return err
+	}
+	return durable()
+}
+
+// commitEarly applies op through the committer and returns as soon as
+// its group's writes are applied, before the group commits: err is op's
+// refusal (or the group's failure, when it came first), and otherwise
+// durable waits for the commit and returns its error. What op decided
+// (the variables it set) may be read once commitEarly returns without
+// error; nothing that reports it may leave the process before durable
+// returns nil. durable must be called (it may be called once).
+func (s *Store) commitEarly(op ledgerOp) (durable func() error, err error) {
 	s = s.unaudited()
+	q := newOp(op)
 	c := &s.group
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		// Closing: run it alone; bbolt says the file is closed.
-		return s.applyGroup([]*queuedOp{{op: op, done: make(chan error, 1)}})
+		s.applyGroup([]*queuedOp{q})
+		return q.wait()
 	}
 	if !c.started {
 		c.started = true
@@ -85,12 +115,29 @@ func (s *Store) commit(op ledgerOp) error {
 	queue, quit := c.queue, c.quit
 	c.mu.Unlock()
 
-	q := &queuedOp{op: op, done: make(chan error, 1)}
 	select {
 	case queue <- q:
-		return <-q.done
 	case <-quit:
-		return s.applyGroup([]*queuedOp{q})
+		s.applyGroup([]*queuedOp{q})
+	}
+	return q.wait()
+}
+
+// wait returns once q is decided: its refusal, or the function that waits
+// for its group's commit. A group that failed before deciding (a panic on
+// a corrupt page) answers on done alone.
+func (q *queuedOp) wait() (durable func() error, err error) {
+	select {
+	case err := <-q.decided:
+		if err != nil {
+			return nil, err
+		}
+		return func() error { return <-q.done }, nil
+	case err := <-q.done:
+		if err != nil {
+			return nil, err
+		}
+		return func() error { return nil }, nil
 	}
 }
 
@@ -112,6 +159,14 @@ func (s *Store) applyGroup(group []*queuedOp) error {
 			}
 			if err := write(); err != nil {
 				return err
+			}
+		}
+		// Every write is in: tell each caller its outcome while the
+		// transaction commits.
+		for i, q := range group {
+			select {
+			case q.decided <- results[i]:
+			default: // decided already (cannot happen: fn runs once)
 			}
 		}
 		return nil

@@ -59,17 +59,31 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	// The charge is decided first; its fsync (shared with the other
+	// requests of its group) runs while the answer is written into the
+	// buffer, and the first byte goes out only once it is durable.
+	var durable func() error
 	if asks := ans.PerQuery(); len(asks) > 0 {
-		if _, err := ans.Charge(ctx, s.data, key, requestIDOf(w), asks, s.now()); err != nil {
+		if _, durable, err = ans.StartCharge(ctx, s.data, key, requestIDOf(w), asks, s.now()); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		s.countCharges(ans)
+		charged := durable
+		durable = func() error {
+			if err := charged(); err != nil {
+				return err
+			}
+			s.countCharges(ans)
+			return nil
+		}
 	}
 
 	buf := getBuf()
 	defer func() { putBuf(buf) }()
-	fs := featureStream{w: w, ctx: ctx, b: buf.b}
+	fs := featureStream{w: w, ctx: ctx, b: buf.b, gate: durable}
+	// A stream that stops before its first chunk (the context ends) still
+	// waits for the charge: its write must end before the request does.
+	defer fs.open()
 	ok = writeDataAnswer(&fs, ans)
 	buf.b = fs.b // keep the grown buffer for the pool
 	if !ok {

@@ -1060,3 +1060,60 @@ func (p preparedData) Charge(_, _, _ string, ds []state.DatasetPrice, _ time.Tim
 	}
 	return charged, nil, nil
 }
+
+// startingData is fakeData whose charges are decided before they are
+// durable (state.ChargeStarter, as *bolt.Store's): durable runs once the
+// handler has the decision, and says whether anything was written yet.
+type startingData struct {
+	*fakeData
+	durable func() error
+}
+
+func (d startingData) StartCharge(orgID, keyID, requestID string, ds []state.DatasetPrice, now time.Time) ([]string, []string, func() error, error) {
+	charged, leftOut, err := d.Charge(orgID, keyID, requestID, ds, now)
+	return charged, leftOut, d.durable, err
+}
+
+// The data call writes its answer while the charge commits and sends
+// nothing before the charge is durable; when the commit fails, the answer
+// is 500 internal and reports no charge.
+func TestServer_HandleFramesData_SentOnlyWhenDurable(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		t.Run(fmt.Sprint("commit fails=", fail), func(t *testing.T) {
+			m := testStore(10)
+			w := httptest.NewRecorder()
+			waited := 0
+			store := startingData{fakeData: m.fake(), durable: func() error {
+				waited++
+				if w.Body.Len() > 0 || w.Header().Get("Content-Type") != "" {
+					t.Errorf("the answer was sent before the charge was durable: %d %q", w.Code, w.Body)
+				}
+				if fail {
+					return errors.New("fsync: input/output error")
+				}
+				return nil
+			}}
+			s, logs := dataServer(t, store)
+			r := httptest.NewRequest(http.MethodGet, "/v1/frames/data?ids="+frameB, nil)
+			r.Header.Set("Authorization", "Bearer "+secretGood)
+			s.ServeHTTP(w, r)
+			if waited != 1 {
+				t.Fatalf("durable called %d times, want 1", waited)
+			}
+			if !fail {
+				if d := dataOK(t, w); !slices.Equal(d.Charged, []string{"paid"}) {
+					t.Errorf("charged %v, want [paid]", d.Charged)
+				}
+				return
+			}
+			wantError(t, w, 500, codeInternal)
+			if strings.Contains(w.Body.String(), "paid") {
+				t.Errorf("a failed charge's answer shows the dataset: %s", w.Body)
+			}
+			line := accessLine(t, logs, w.Header().Get("X-Request-Id"))
+			if cause, _ := line["error"].(string); !strings.Contains(cause, "charging 1 per-query datasets to organisation org1: fsync: input/output error") {
+				t.Errorf("log line %v", line)
+			}
+		})
+	}
+}

@@ -142,6 +142,24 @@ type featureStream struct {
 	n    int    // features added
 	sent bool   // a chunk went out: status and headers are sent
 	err  error  // why the stream stopped; set once
+	// gate, when set, is waited for before the first byte is sent: the
+	// durability of a charge the answer reports. Its error stops the
+	// stream with nothing sent.
+	gate func() error
+}
+
+// open waits for the gate, once; false when it failed (fs.err set).
+func (fs *featureStream) open() bool {
+	if fs.gate == nil {
+		return true
+	}
+	gate := fs.gate
+	fs.gate = nil
+	if err := gate(); err != nil {
+		fs.err = err
+		return false
+	}
+	return true
 }
 
 // ctxEvery is how many features are added between checks of the request
@@ -175,6 +193,9 @@ func (fs *featureStream) flush() bool {
 		return false
 	}
 	if !fs.sent {
+		if !fs.open() {
+			return false
+		}
 		h := fs.w.Header()
 		h["Content-Type"] = jsonContentType
 		h["X-Content-Type-Options"] = nosniff
@@ -193,6 +214,9 @@ func (fs *featureStream) flush() bool {
 // sent yet, otherwise the last chunk.
 func (fs *featureStream) finish() {
 	if !fs.sent {
+		if !fs.open() {
+			return
+		}
 		writeJSON(fs.w, http.StatusOK, fs.b)
 		fs.b = fs.b[:0]
 		return

@@ -21,7 +21,8 @@ type Narrator interface {
 
 // Allowance counts worded answers against an organisation's monthly
 // allowance, then its credits, under the daily ceiling; *bolt.Store
-// implements it. Each call is one transaction.
+// implements it (and state.ReserveStarter, which word uses when there).
+// Each call is one transaction.
 type Allowance interface {
 	ReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (state.Reservation, error)
 	CommitAnswer(r state.Reservation) error
@@ -62,7 +63,10 @@ func (s *Server) word(w http.ResponseWriter, r *http.Request, key state.Key, p i
 		return wording{}
 	}
 	now := s.now()
-	rsv, err := s.allowance.ReserveAnswer(key.OrgID, key.ID, requestIDOf(w), s.answerCredits, now)
+	// The reservation is decided before the model is called; its commit
+	// runs while the model words, and nothing it pays for is shown (or
+	// settled) before it is durable.
+	rsv, reserved, err := state.StartReserveAnswer(s.allowance, key.OrgID, key.ID, requestIDOf(w), s.answerCredits, now)
 	if errors.Is(err, state.ErrNoAllowance) {
 		s.countWording(WordingNotWorded, WordingReasonNoAllowance)
 		return wording{notice: noticeNoAllowance}
@@ -74,6 +78,12 @@ func (s *Server) word(w http.ResponseWriter, r *http.Request, key state.Key, p i
 	}
 	report := p.format == "report"
 	text, reason, why := s.callModel(r.Context(), res, p, report)
+	if err := reserved(); err != nil {
+		// Not reserved after all: nothing to refund, nothing to show.
+		s.countWording(WordingNotWorded, WordingReasonStoreFailure)
+		s.logWording(r, w, "reserve failed", err.Error())
+		return wording{}
+	}
 	kind := ""
 	if reason == "" {
 		if v := narrate.Verify(text, figuresOf(res, s.places()), report); !v.OK {

@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -507,3 +509,59 @@ func TestServer_WordingDiscardLogged(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// startingAllowance is fakeAllowance whose reservations are decided
+// before they are durable (state.ReserveStarter, as *bolt.Store's).
+type startingAllowance struct {
+	*fakeAllowance
+	durable func() error
+}
+
+func (a startingAllowance) StartReserveAnswer(orgID, keyID, requestID string, cost int64, now time.Time) (state.Reservation, func() error, error) {
+	r, err := a.ReserveAnswer(orgID, keyID, requestID, cost, now)
+	return r, a.durable, err
+}
+
+// The model words while the reservation commits; the wording is shown,
+// and the reservation settled, only once the reservation is durable. When
+// its commit fails, the answer is not worded and nothing is settled.
+func TestServer_WordingWhileReserving(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		t.Run(fmt.Sprint("commit fails=", fail), func(t *testing.T) {
+			model := ollamatest.NewServer()
+			defer model.Close()
+			model.SetReply("About 12,000 people live in the 2 frames of Kano (2020 estimate).")
+			allow := &fakeAllowance{}
+			waited := 0
+			start := startingAllowance{fakeAllowance: allow, durable: func() error {
+				waited++
+				if n := len(model.Requests()); n != 1 {
+					t.Errorf("the model was called %d times before the reservation was durable, want 1 (while it commits)", n)
+				}
+				if len(allow.committed)+len(allow.refunded) > 0 {
+					t.Error("the reservation was settled before it was durable")
+				}
+				if fail {
+					return errors.New("fsync: input/output error")
+				}
+				return nil
+			}}
+			s := wordingServer(t, model, allow, 3*time.Second)
+			s.allowance = start
+			a := askWorded(t, s, `{"frameIds":`+idsJSON(2)+`,"question":"population"}`)
+			if waited != 1 {
+				t.Fatalf("durable called %d times, want 1", waited)
+			}
+			wantEngine, wantCommitted := "llm", 1
+			if fail {
+				wantEngine, wantCommitted = "deterministic", 0
+			}
+			if a.Engine != wantEngine || (a.Narrative != "") != !fail {
+				t.Errorf("engine %q narrative %q, want %s", a.Engine, a.Narrative, wantEngine)
+			}
+			if len(allow.committed) != wantCommitted || len(allow.refunded) != 0 {
+				t.Errorf("committed %v refunded %v", allow.committed, allow.refunded)
+			}
+		})
+	}
+}

@@ -54,6 +54,56 @@ type Metering interface {
 	RecoverPending(now time.Time) (int, error)
 }
 
+// ChargeStarter is a store whose Charge can answer before its write is
+// durable (*bolt.Store, whose fsync is shared by the requests of a
+// group): StartCharge returns what Charge would, and durable, which
+// returns once the charge is on disk, or the error that voids it. A
+// caller builds its response meanwhile and sends nothing that reports the
+// charge before durable returns nil; it must call durable.
+type ChargeStarter interface {
+	StartCharge(orgID, keyID, requestID string, ds []DatasetPrice, now time.Time) (charged, leftOut []string, durable func() error, err error)
+}
+
+// ReserveStarter is ChargeStarter for worded-answer reservations: the
+// model may be called while the reservation commits; its wording is shown,
+// and the reservation committed or refunded, only once durable returns
+// nil.
+type ReserveStarter interface {
+	StartReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (r Reservation, durable func() error, err error)
+}
+
+// StartCharge is m's StartCharge when m is a ChargeStarter, and otherwise
+// its Charge with a durable that has nothing left to wait for.
+func StartCharge(m interface {
+	Charge(orgID, keyID, requestID string, ds []DatasetPrice, now time.Time) (charged, leftOut []string, err error)
+}, orgID, keyID, requestID string, ds []DatasetPrice, now time.Time) (charged, leftOut []string, durable func() error, err error) {
+	if s, ok := m.(ChargeStarter); ok {
+		return s.StartCharge(orgID, keyID, requestID, ds, now)
+	}
+	charged, leftOut, err = m.Charge(orgID, keyID, requestID, ds, now)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return charged, leftOut, durableNow, nil
+}
+
+// StartReserveAnswer is StartCharge for ReserveAnswer.
+func StartReserveAnswer(m interface {
+	ReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (Reservation, error)
+}, orgID, keyID, requestID string, creditCost int64, now time.Time) (Reservation, func() error, error) {
+	if s, ok := m.(ReserveStarter); ok {
+		return s.StartReserveAnswer(orgID, keyID, requestID, creditCost, now)
+	}
+	r, err := m.ReserveAnswer(orgID, keyID, requestID, creditCost, now)
+	if err != nil {
+		return Reservation{}, nil, err
+	}
+	return r, durableNow, nil
+}
+
+// durableNow is the durable of a write that was durable when it returned.
+func durableNow() error { return nil }
+
 // Audit is the log of administrative changes.
 type Audit interface {
 	AppendAudit(e AuditEntry) (AuditEntry, error)

@@ -87,3 +87,40 @@ func BenchmarkChargeParallel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkReserveAnswer is a worded-answer reservation, then its refund,
+// each alone (one transaction of two round trips through the committer);
+// it reports the median of each.
+func BenchmarkReserveAnswer(b *testing.B) {
+	c := pgtest.Shared(b)
+	s, _, _ := openPG(b, c)
+	if _, err := s.AddOrg(state.Org{ID: "acme", Plan: state.PlanScale}); err != nil {
+		b.Fatal(err)
+	}
+	at := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	reserve := make([]time.Duration, 0, b.N)
+	refund := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		// 500 answers a UTC day, under the ceiling.
+		now := at.Add(time.Duration(i) * 24 * time.Hour / 500)
+		start := time.Now()
+		r, err := s.ReserveAnswer("acme", "key_bench", fmt.Sprint("req-", i), 1, now)
+		if err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if err := s.RefundAnswer(r, now); err != nil {
+			b.Fatal(err)
+		}
+		reserve, refund = append(reserve, mid.Sub(start)), append(refund, time.Since(mid))
+	}
+	b.StopTimer()
+	for _, m := range []struct {
+		name string
+		took []time.Duration
+	}{{"reserve-median-ms", reserve}, {"refund-median-ms", refund}} {
+		slices.Sort(m.took)
+		b.ReportMetric(float64(m.took[len(m.took)/2].Microseconds())/1000, m.name)
+	}
+}

@@ -3,6 +3,7 @@ package pgstate_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -78,5 +79,171 @@ func TestChargeGroup(t *testing.T) {
 	}
 	if want := []state.DatasetCharge{{Dataset: "a", Requests: 2, Credits: 7}, {Dataset: "b", Requests: 1, Credits: 2}, {Dataset: "c", Requests: 1, Credits: 1}}; !reflect.DeepEqual(u.Charges, want) {
 		t.Errorf("acme usage %+v, want %+v", u.Charges, want)
+	}
+}
+
+// One organisation's charges that its balance covers are applied in one
+// statement, with the entries, balances, numbers and counters the rule
+// gives; a group its balance does not cover, another organisation's
+// charges mixed in or an unknown organisation write nothing that way.
+func TestChargeOneStatement(t *testing.T) {
+	s, _, _ := openPG(t, pgtest.Shared(t))
+	if _, err := s.AddOrg(state.Org{ID: "acme"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddOrg(state.Org{ID: "beta"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.AddCredits("acme", 10, "test", time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
+	p := func(id string, price int64) state.DatasetPrice {
+		return state.DatasetPrice{ID: id, Price: price, Frames: 50}
+	}
+	applied, out, err := s.ChargeOneStatement([]pgstate.ChargeArgs{
+		{"acme", "r0", []state.DatasetPrice{p("a", 4)}},
+		{"acme", "r1", []state.DatasetPrice{p("c", 1), p("b", 2), p("free", 0)}},
+		{"acme", "r2", []state.DatasetPrice{p("a", 2)}},
+	}, at)
+	if err != nil || !applied {
+		t.Fatalf("a covered group: applied %v, %v", applied, err)
+	}
+	if got := fmt.Sprint(out); got != "[{[a] [] <nil>} {[b c free] [] <nil>} {[a] [] <nil>}]" {
+		t.Errorf("outcomes %s", got)
+	}
+	o, entries, err := s.OrgLedger("acme", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, e := range entries {
+		if e.Seq != uint64(i+1) {
+			t.Errorf("entry %d numbered %d", i+1, e.Seq)
+		}
+		if e.Kind == state.LedgerCharge {
+			if !e.Time.Equal(at) || e.KeyID != "key_abc" || e.Note != "50 frames read" {
+				t.Errorf("entry %+v", e)
+			}
+			got = append(got, fmt.Sprintf("%s/%s:%d:%d", e.RequestID, e.Dataset, e.Credits, e.Balance))
+		}
+	}
+	if want := []string{"r0/a:-4:6", "r1/b:-2:4", "r1/c:-1:3", "r2/a:-2:1"}; o.Credits != 1 || !reflect.DeepEqual(got, want) {
+		t.Errorf("balance %d, charges %v, want 1, %v", o.Credits, got, want)
+	}
+	u, err := s.Usage("acme", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []state.DatasetCharge{{Dataset: "a", Requests: 2, Credits: 6}, {Dataset: "b", Requests: 1, Credits: 2}, {Dataset: "c", Requests: 1, Credits: 1}, {Dataset: "free", Requests: 1}}; !reflect.DeepEqual(u.Charges, want) {
+		t.Errorf("usage %+v, want %+v", u.Charges, want)
+	}
+
+	for name, group := range map[string][]pgstate.ChargeArgs{
+		"not covered":    {{"acme", "r3", []state.DatasetPrice{p("a", 1)}}, {"acme", "r4", []state.DatasetPrice{p("a", 1)}}},
+		"two orgs":       {{"acme", "r5", []state.DatasetPrice{p("a", 1)}}, {"beta", "r6", []state.DatasetPrice{p("free", 0)}}},
+		"unknown org":    {{"ghost", "r7", []state.DatasetPrice{p("free", 0)}}},
+		"past the limit": {{"acme", "r8", []state.DatasetPrice{p("a", math.MaxInt64), p("b", 1)}}},
+	} {
+		if applied, _, err := s.ChargeOneStatement(group, at); applied || err != nil {
+			t.Errorf("%s: applied %v, %v", name, applied, err)
+		}
+	}
+	if o, after, err := s.OrgLedger("acme", 0); err != nil || len(after) != len(entries) || o.Credits != 1 {
+		t.Errorf("groups not applied wrote something: %d entries, balance %d, %v", len(after), o.Credits, err)
+	}
+	// The committer then takes the general way: the rule, in order.
+	if out := s.ChargeGroup([]pgstate.ChargeArgs{{"acme", "r3", []state.DatasetPrice{p("a", 1)}}, {"acme", "r4", []state.DatasetPrice{p("a", 1)}}}, at); fmt.Sprint(out) != "[{[a] [] <nil>} {[] [a] <nil>}]" {
+		t.Errorf("not covered, as the committer applies it: %v", out)
+	}
+}
+
+// Reservations, refunds and charges waiting together are one transaction,
+// each decided against the counters and balance the ones before it left:
+// a refund gives back the allowance a later reservation then uses, a
+// reservation paid in credits leaves less for a charge, and a refusal
+// answers that one alone.
+func TestMeterGroup(t *testing.T) {
+	s, _, _ := openPG(t, pgtest.Shared(t))
+	if _, err := s.AddOrg(state.Org{ID: "acme", Plan: state.PlanTrial}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.AddCredits("acme", 10, "test", time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
+	var last state.Reservation
+	for i := range state.PlanAllowance[state.PlanTrial] - 1 {
+		r, err := s.ReserveAnswer("acme", "key_abc", fmt.Sprint("pre-", i), 3, at)
+		if err != nil || r.Source != state.SourceAllowance {
+			t.Fatalf("reservation %d: %+v %v", i, r, err)
+		}
+		last = r
+	}
+	p := func(id string, price int64) []state.DatasetPrice { return []state.DatasetPrice{{ID: id, Price: price}} }
+	out := s.MeterGroup([]pgstate.MeterArgs{
+		{Kind: "reserve", OrgID: "acme", RequestID: "x", Cost: 3},      // the allowance's last
+		{Kind: "reserve", OrgID: "acme", RequestID: "y", Cost: 3},      // credits: 10 -> 7
+		{Kind: "refund", OrgID: "acme", Rsv: last},                     // an allowance answer back
+		{Kind: "reserve", OrgID: "acme", RequestID: "z", Cost: 3},      // still over it: credits 7 -> 4
+		{Kind: "refund", OrgID: "acme", Rsv: last},                     // refunded already
+		{Kind: "charge", OrgID: "acme", RequestID: "c", DS: p("a", 5)}, // left out
+		{Kind: "charge", OrgID: "acme", RequestID: "d", DS: p("a", 4)}, // 4 -> 0
+		{Kind: "reserve", OrgID: "acme", RequestID: "w", Cost: 3},      // nothing left
+		{Kind: "refund", OrgID: "acme", Rsv: state.Reservation{OrgID: "acme"}},
+		{Kind: "reserve", OrgID: "ghost", RequestID: "g", Cost: 3},
+	}, at)
+	want := []string{"allowance", "credits", "ok", "credits", "not_found", "[] [a]", "[a] []", "no_allowance", "invalid", "not_found"}
+	ids := map[uint64]bool{}
+	for i, o := range out {
+		got := "ok"
+		switch {
+		case o.Err != nil:
+			got = "error"
+			for name, kind := range map[string]error{"not_found": state.ErrNotFound, "no_allowance": state.ErrNoAllowance, "invalid": state.ErrInvalid} {
+				if errors.Is(o.Err, kind) {
+					got = name
+				}
+			}
+		case o.Rsv.Source != "":
+			got = o.Rsv.Source
+			if o.Rsv.ID == 0 || ids[o.Rsv.ID] || o.Rsv.ID <= last.ID {
+				t.Errorf("request %d: reservation id %d", i, o.Rsv.ID)
+			}
+			ids[o.Rsv.ID] = true
+		case o.Charged != nil || o.LeftOut != nil:
+			got = fmt.Sprint(o.Charged, " ", o.LeftOut)
+		}
+		if got != want[i] {
+			t.Errorf("request %d: %s (%v), want %s", i, got, o.Err, want[i])
+		}
+	}
+	o, entries, err := s.OrgLedger("acme", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, e := range entries {
+		if e.Seq != uint64(i+1) {
+			t.Errorf("entry %d numbered %d", i+1, e.Seq)
+		}
+		got = append(got, fmt.Sprintf("%s/%s:%d:%d", e.Kind, e.RequestID, e.Credits, e.Balance))
+	}
+	if want := []string{"grant/:10:10", "answer/y:-3:7", "answer/z:-3:4", "charge/d:-4:0"}; o.Credits != 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("balance %d, ledger %v, want 0, %v", o.Credits, got, want)
+	}
+	u, err := s.Usage("acme", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 99 before, x, y and z, less the refunded one.
+	if u.AnswersThisMonth != 101 || u.AnswersToday != 101 {
+		t.Errorf("answers this month %d, today %d, want 101", u.AnswersThisMonth, u.AnswersToday)
+	}
+	if err := s.CommitAnswer(out[0].Rsv); err != nil {
+		t.Errorf("a reservation of the group cannot be committed: %v", err)
+	}
+	if err := s.RefundAnswer(out[1].Rsv, at); err != nil {
+		t.Errorf("a reservation of the group cannot be refunded: %v", err)
 	}
 }

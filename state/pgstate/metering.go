@@ -25,8 +25,8 @@ func (s *Store) Charge(orgID, keyID, requestID string, ds []state.DatasetPrice, 
 	if err != nil {
 		return nil, nil, err
 	}
-	r := &chargeReq{orgID: orgID, keyID: keyID, requestID: requestID, sorted: sorted, at: s.nowOr(now)}
-	s.commitCharge(r)
+	r := &meterReq{orgID: orgID, keyID: keyID, requestID: requestID, sorted: sorted, at: s.nowOr(now)}
+	s.commitMeter(r)
 	if r.err != nil {
 		return nil, nil, r.err
 	}
@@ -42,51 +42,21 @@ func counterOf(ctx context.Context, tx pgx.Tx, org, name string) (count, credits
 	return count, credits, err
 }
 
-// ReserveAnswer is bolt.Store.ReserveAnswer: one transaction under the
-// organisation's row lock; the reservation is a row in state pending.
+// ReserveAnswer is bolt.Store.ReserveAnswer: the reservations, refunds
+// and charges of concurrent requests on this node are applied together,
+// in one transaction under their organisations' row locks, of two round
+// trips (committer.go); the reservation is a row in state pending.
 func (s *Store) ReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (state.Reservation, error) {
 	cost, err := state.CheckReserve(keyID, requestID, creditCost)
 	if err != nil {
 		return state.Reservation{}, err
 	}
-	at := s.nowOr(now)
-	var r state.Reservation
-	err = s.tx(func(ctx context.Context, tx pgx.Tx) error {
-		o, err := lockOrg(ctx, tx, orgID)
-		if err != nil {
-			return err
-		}
-		day, _, err := counterOf(ctx, tx, o.ID, state.AnswersCounter(state.DayOf(at)))
-		if err != nil {
-			return err
-		}
-		var month int64
-		if day < state.DailyCeiling {
-			if month, _, err = counterOf(ctx, tx, o.ID, state.AnswersCounter(state.MonthOf(at))); err != nil {
-				return err
-			}
-		}
-		a, err := state.DecideAnswer(o.Org, keyID, requestID, cost, at, day, month)
-		if err != nil {
-			return err
-		}
-		r = a.Reservation
-		var id int64
-		if err := tx.QueryRow(ctx, `INSERT INTO reservations (org, key_id, request_id, source, credits, month, day, time)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-			o.ID, keyID, requestID, r.Source, r.Credits, r.Month, r.Day, r.Time).Scan(&id); err != nil {
-			return err
-		}
-		r.ID = uint64(id)
-		var b pgx.Batch
-		o.settle(&b, a.Org, entries(a.Entry), a.Counters)
-		o.save(&b)
-		return run(ctx, tx, &b)
-	})
-	if err != nil {
-		return state.Reservation{}, err
+	r := &meterReq{kind: opReserve, orgID: orgID, keyID: keyID, requestID: requestID, cost: cost, at: s.nowOr(now)}
+	s.commitMeter(r)
+	if r.err != nil {
+		return state.Reservation{}, r.err
 	}
-	return r, nil
+	return r.rsv, nil
 }
 
 // entries is e as a list: empty when nil.
@@ -159,23 +129,12 @@ func (s *Store) CommitAnswer(r state.Reservation) error {
 	return lookup()
 }
 
-// RefundAnswer is bolt.Store.RefundAnswer.
+// RefundAnswer is bolt.Store.RefundAnswer, applied with the other
+// requests' ledger writes as ReserveAnswer is.
 func (s *Store) RefundAnswer(r state.Reservation, now time.Time) error {
-	at := s.nowOr(now)
-	return s.tx(func(ctx context.Context, tx pgx.Tx) error {
-		stored, st, err := lockReservation(ctx, tx, r)
-		switch {
-		case err != nil:
-			return err
-		case st != "pending":
-			return state.Errorf(state.ErrNotFound, "worded answer reservation %d was committed; it cannot be refunded", r.ID)
-		}
-		o, err := lockOrg(ctx, tx, stored.OrgID)
-		if err != nil {
-			return err
-		}
-		return refund(ctx, tx, o, stored, at)
-	})
+	q := &meterReq{kind: opRefund, orgID: r.OrgID, rsv: r, at: s.nowOr(now)}
+	s.commitMeter(q)
+	return q.err
 }
 
 // refund reverses the pending reservation r, as stored, inside tx, with

@@ -55,9 +55,10 @@ type Store struct {
 	recoverAfter time.Duration
 	timeout      time.Duration
 	now          func() time.Time
-	// charges is the group committer of Charge (committer.go), shared
+	// meters is the group committer of Charge, ReserveAnswer and
+	// RefundAnswer (committer.go), shared
 	// by the handles Audited makes.
-	charges *chargeCommitter
+	meters *meterCommitter
 	// audit, on a handle of Audited, is the entry its next write
 	// transaction writes with its change (audit_tx.go).
 	audit *pendingAudit
@@ -115,7 +116,7 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 	s := &Store{
 		cat: opt.Catalogue, where: whereOf(cfg.ConnConfig.Config.Copy()),
 		recoverAfter: opt.RecoverAfter, timeout: opt.Timeout, now: opt.Now,
-		charges: &chargeCommitter{},
+		meters: &meterCommitter{},
 	}
 	if s.recoverAfter <= 0 {
 		s.recoverAfter = DefaultRecoverAfter
@@ -140,7 +141,7 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 
 // Close releases the connections; calls after Close fail.
 func (s *Store) Close() {
-	s.stopChargeCommitter()
+	s.stopMeterCommitter()
 	s.pool.Close()
 }
 
