@@ -243,6 +243,20 @@ func (s *Store) Users(org string) ([]state.User, error) {
 	return out, err // bbolt iterates in key order, which is name order
 }
 
+// StoredUsers returns every person with their password hash, sorted by
+// name: for copying the people into another store (pgstate's Import),
+// never for showing. Errors: ErrCorrupt.
+func (s *Store) StoredUsers() ([]state.StoredUser, error) {
+	var out []state.StoredUser
+	err := s.view(func(tx *bbolt.Tx) error {
+		return s.forEachUser(tx, func(u userRow) error {
+			out = append(out, u.stored())
+			return nil
+		})
+	})
+	return out, err
+}
+
 func (s *Store) forEachUser(tx *bbolt.Tx, fn func(userRow) error) error {
 	b := tx.Bucket(bucketUsers)
 	if b == nil {

@@ -34,7 +34,7 @@ and must choose their own at first sign-in.`,
 }
 
 func newUserAddCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.UserAdd
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -53,7 +53,7 @@ and '-'; --email gives a second sign-in name.`,
 			if a.OrgID == "" || a.Role == "" {
 				return fmt.Errorf("--org and --role are required (roles: owner, admin, member)")
 			}
-			r, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.AddUserOp, a)
+			r, err := runAdminOp(cmd, data, st, admin.AddUserOp, a)
 			if err != nil {
 				return err
 			}
@@ -71,6 +71,7 @@ and '-'; --email gives a second sign-in name.`,
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.OrgID, "org", "", "organisation id (required)")
 	cmd.Flags().StringVar(&a.Role, "role", "", "owner, admin or member (required)")
 	cmd.Flags().StringVar(&a.Email, "email", "", "e-mail address, a second sign-in name")
@@ -88,7 +89,7 @@ func printOneTimePassword(w io.Writer, r admin.UserIssued) {
 }
 
 func newUserListCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.UserList
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -97,7 +98,7 @@ func newUserListCommand() *cobra.Command {
 		Example: `  frameindex user list --org lagos-gis`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			users, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.UsersOp, a)
+			users, err := runAdminOp(cmd, data, st, admin.UsersOp, a)
 			if err != nil {
 				return err
 			}
@@ -121,13 +122,14 @@ func newUserListCommand() *cobra.Command {
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.OrgID, "org", "", "only this organisation's people")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
 
 func newUserRemoveCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.UserRemove
 	cmd := &cobra.Command{
 		Use:   "remove NAME [--org ID]",
@@ -141,7 +143,7 @@ first (user role).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.Name = args[0]
-			r, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.RemoveUserOp, a)
+			r, err := runAdminOp(cmd, data, st, admin.RemoveUserOp, a)
 			if err != nil {
 				return err
 			}
@@ -156,12 +158,13 @@ first (user role).`,
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.OrgID, "org", "", "remove from this organisation only")
 	return cmd
 }
 
 func newUserResetCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "reset NAME",
@@ -172,7 +175,7 @@ sessions end at once; they choose a new password at their next sign-in.`,
 		Example: `  frameindex user reset amina`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.ResetPasswordOp, admin.UserReset{Name: args[0]})
+			r, err := runAdminOp(cmd, data, st, admin.ResetPasswordOp, admin.UserReset{Name: args[0]})
 			if err != nil {
 				return err
 			}
@@ -185,12 +188,13 @@ sessions end at once; they choose a new password at their next sign-in.`,
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
 
 func newUserRoleCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.UserRole
 	cmd := &cobra.Command{
 		Use:     "role NAME --org ID --role owner|admin|member",
@@ -202,7 +206,7 @@ func newUserRoleCommand() *cobra.Command {
 			if a.OrgID == "" || a.Role == "" {
 				return fmt.Errorf("--org and --role are required (roles: owner, admin, member)")
 			}
-			u, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.SetRoleOp, a)
+			u, err := runAdminOp(cmd, data, st, admin.SetRoleOp, a)
 			if err != nil {
 				return err
 			}
@@ -211,6 +215,7 @@ func newUserRoleCommand() *cobra.Command {
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.OrgID, "org", "", "organisation id (required)")
 	cmd.Flags().StringVar(&a.Role, "role", "", "owner, admin or member (required)")
 	return cmd
