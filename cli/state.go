@@ -69,7 +69,7 @@ func openState(ctx context.Context, o serveOptions, file *bolt.Store, log *slog.
 	if err != nil {
 		return nil, err
 	}
-	log.Info("shared state in PostgreSQL: organisations, keys, licences, prices, offers, credits and usage are the database's; the grid, datasets, users and sessions are this node's file",
+	log.Info("shared state in PostgreSQL: organisations, keys, licences, prices, offers, credits, usage, people, sessions and the sign-in throttle are the database's; the grid and datasets are this node's file",
 		"state", st.Where(), "recover_after_s", o.RecoverAfter.Seconds(), "key_poll_s", pgstate.DefaultKeyPoll.Seconds())
 	return st, nil
 }
