@@ -22,7 +22,9 @@ organisations with a role: owner (everything, and the audit log), admin
 (members and keys) or member (sees keys and usage). There is no e-mail
 server: a new person, or one who forgot their password, gets a one-time
 password from an operator here or from an admin in the web application,
-and must choose their own at first sign-in.`,
+and must choose their own at first sign-in. Nodes that share their state
+(serve --state) share their people too: give these commands --state (or
+FRAMEINDEX_STATE) and a person added once signs in on every node.`,
 		Example: `  frameindex user add amina --org lagos-gis --role owner --email amina@lagos.gov.ng
   frameindex user list --org lagos-gis
   frameindex user role amina --org lagos-gis --role admin
