@@ -11,13 +11,14 @@
 // an operation is one bbolt transaction: it happens whole or not at all.
 //
 // What every node of a deployment must agree on — organisations, credits,
-// usage, keys, licences, prices, offers and the audit log — is read and
-// written through Ops.State (package state): the data file itself for one
-// node, a shared database (state/pgstate) for several. The grid, datasets,
-// people and sessions, and the file operations stay on Ops.Store. Caveats
-// with a shared state: a dataset's removal leaves its licences, price and
-// offer in the shared state (other nodes may hold it); adding a person and
-// importing a dataset still check the organisation in the data file.
+// usage, keys, licences, prices, offers, the audit log, and the web
+// application's people and sessions — is read and written through
+// Ops.State (package state): the data file itself for one node, a shared
+// database (state/pgstate) for several. The grid, datasets and the file
+// operations stay on Ops.Store. Caveats with a shared state: a dataset's
+// removal leaves its licences, price and offer in the shared state (other
+// nodes may hold it); importing a dataset still checks the organisation
+// in the data file.
 //
 // Every operation is a method of Ops with typed arguments and result
 // (MintKey(ctx, KeyMint) (Minted, error), ...), which the web application
@@ -31,8 +32,8 @@
 // change's own transaction (bolt.Store.Audited, state.Audited): both are
 // committed or neither is. A refused or failed operation's entry is
 // appended alone. Caveat: with a shared state apart from the data file
-// (serve --state), a change to the file (people, the grid, datasets) and
-// its entry are in two databases; the entry is appended just after the
+// (serve --state), a change to the file (the grid, datasets) and its
+// entry are in two databases; the entry is appended just after the
 // change.
 //
 // Keeping the file (backup.go): Backup streams a snapshot of one read

@@ -59,12 +59,12 @@ var (
 	MarketOp         = Operation[MarketList, []state.Listing]{OpMarketList, (*Ops).Market, true}
 	AcquireLicenceOp = Operation[LicenceAcquire, Acquired]{OpLicenceAcquire, (*Ops).AcquireLicence, false}
 
-	AddUserOp        = Operation[UserAdd, UserIssued]{OpUserAdd, (*Ops).AddUser, false}
-	UsersOp          = Operation[UserList, []UserView]{OpUserList, (*Ops).Users, false}
-	RemoveUserOp     = Operation[UserRemove, UserRemoved]{OpUserRemove, (*Ops).RemoveUser, false}
-	ResetPasswordOp  = Operation[UserReset, UserIssued]{OpUserReset, (*Ops).ResetPassword, false}
-	SetRoleOp        = Operation[UserRole, UserView]{OpUserRole, (*Ops).SetRole, false}
-	ChangePasswordOp = Operation[UserPassword, UserView]{OpUserPassword, (*Ops).ChangePassword, false}
+	AddUserOp        = Operation[UserAdd, UserIssued]{OpUserAdd, (*Ops).AddUser, true}
+	UsersOp          = Operation[UserList, []UserView]{OpUserList, (*Ops).Users, true}
+	RemoveUserOp     = Operation[UserRemove, UserRemoved]{OpUserRemove, (*Ops).RemoveUser, true}
+	ResetPasswordOp  = Operation[UserReset, UserIssued]{OpUserReset, (*Ops).ResetPassword, true}
+	SetRoleOp        = Operation[UserRole, UserView]{OpUserRole, (*Ops).SetRole, true}
+	ChangePasswordOp = Operation[UserPassword, UserView]{OpUserPassword, (*Ops).ChangePassword, true}
 	AuditLogOp       = Operation[AuditList, []state.AuditEntry]{OpAuditList, (*Ops).AuditLog, true}
 )
 

@@ -59,14 +59,15 @@ type Progress func(step string, done, total int64)
 // Ops runs operations against an open store. Safe for concurrent use when
 // Changed is.
 type Ops struct {
-	// Store is the node's data file: the grid, datasets, people and their
-	// sessions, and the file itself (backup, check, compact). It is also
+	// Store is the node's data file: the grid, datasets, and the file
+	// itself (backup, check, compact). It is also
 	// the catalogue that licensing checks datasets against; nil is allowed
 	// only when State is set and no operation run needs datasets or the
 	// file (such an operation then fails with state.ErrInvalid saying so).
 	Store *bolt.Store
 	// State is what every node of a deployment shares: organisations,
-	// keys, licences, prices, offers, credits, usage and the audit log.
+	// keys, licences, prices, offers, credits, usage, the audit log, and
+	// the web application's people and sessions.
 	// nil means Store (one node, one file).
 	State    state.Store
 	Now      func() time.Time // nil = time.Now
@@ -260,9 +261,9 @@ func (o *Ops) changed(c Change) {
 // (WithActor; the operator otherwise): with the change, in its
 // transaction, or alone when refused or failed.
 //
-// Organisations, credits, usage, keys, licences, prices, offers and the
-// audit log are read and written in State; the grid, datasets, people and
-// the file in Store. With State apart from Store, an operation naming a
+// Organisations, credits, usage, keys, licences, prices, offers, the
+// audit log and people are read and written in State; the grid, datasets
+// and the file in Store. With State apart from Store, an operation naming a
 // dataset (licence grant, price, offer, withdraw, licensing an offer)
 // checks it is one of Store's first, and dataset list and show report the
 // prices State holds.

@@ -165,8 +165,8 @@ func TestOps_RoutesToState(t *testing.T) {
 		}},
 		{"licence acquire", OpLicenceAcquire, LicenceAcquire{OrgID: "buyer", Dataset: "pop"}, "buyer credits", 0, 56, nil},
 		{"dataset withdraw", OpDatasetWithdraw, DatasetWithdraw{ID: "pop", Org: "agency"}, "offers", 0, 0, nil},
-		// People stay in the data file.
-		{"user add", OpUserAdd, UserAdd{Name: "ada", OrgID: "agency", Role: "owner"}, "users", 1, 0, nil},
+		// People live in the shared state too.
+		{"user add", OpUserAdd, UserAdd{Name: "ada", OrgID: "agency", Role: "owner"}, "users", 0, 1, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -281,7 +281,7 @@ func TestOps_StateWithoutDataFile(t *testing.T) {
 		{"licence grant needs datasets", OpLicenceGrant, LicenceGrant{OrgID: "buyer", Dataset: "pop", Mode: state.LicencePerQuery}, state.ErrInvalid},
 		{"dataset list needs the file", OpDatasetList, nil, state.ErrInvalid},
 		{"grid info needs the file", OpGridInfo, nil, state.ErrInvalid},
-		{"user list needs the file", OpUserList, UserList{}, state.ErrInvalid},
+		{"user list", OpUserList, UserList{}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -297,24 +297,24 @@ func TestOps_StateWithoutDataFile(t *testing.T) {
 }
 
 // TestOps_MirrorsSharedOrg: an organisation created in the shared state
-// (on another node, or with --state) can get people and import datasets on
-// a node whose file has never heard of it: Ops copies its name and plan
-// into the file first. One the shared state lacks is still not found.
+// (on another node, or with --state) can get people (kept in the shared
+// state) and import datasets on a node whose file has never heard of it:
+// Ops copies its name and plan into the file first. One the shared state lacks is still not found.
 func TestOps_MirrorsSharedOrg(t *testing.T) {
 	ops, data, st := twoFiles(t)
 	ctx := context.Background()
 	if _, err := data.Org("buyer"); !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("the data file should lack buyer: %v", err)
 	}
+	// People live in the shared state: adding one leaves the file alone.
 	if _, err := ops.run(ctx, OpUserAdd, mustJSON(t, UserAdd{Name: "bola", OrgID: "buyer", Role: state.RoleOwner})); err != nil {
 		t.Fatalf("user add to an organisation of the shared state: %v", err)
 	}
-	mirror, err := data.Org("buyer")
-	if err != nil || mirror.Plan != "trial" || mirror.Credits != 0 {
-		t.Fatalf("mirrored organisation: %+v %v (want plan trial, 0 credits: money stays in the state)", mirror, err)
+	if u, err := st.User("bola"); err != nil || len(u.Orgs) != 1 || u.Orgs[0].Org != "buyer" {
+		t.Fatalf("the shared state's person: %+v %v", u, err)
 	}
-	if o, _ := st.Org("buyer"); o.Credits != 10 {
-		t.Fatalf("the state's balance changed: %+v", o)
+	if users, err := data.Users(""); err != nil || len(users) != 0 {
+		t.Fatalf("the file's people: %v %v (want none)", users, err)
 	}
 	if _, err := ops.run(ctx, OpUserRole, mustJSON(t, UserRole{Name: "bola", OrgID: "buyer", Role: state.RoleAdmin})); err == nil {
 		t.Fatal("demoting the only owner should be refused")
@@ -323,6 +323,13 @@ func TestOps_MirrorsSharedOrg(t *testing.T) {
 	m := ingest.Manifest{ID: "bpop", Owner: "buyer", Attributes: []state.Attribute{attrPop}, Inputs: []ingest.Input{{CSV: p}}}
 	if _, err := ops.ImportDataset(ctx, DatasetImport{Manifest: m}); err != nil {
 		t.Fatalf("import for an organisation of the shared state: %v", err)
+	}
+	mirror, err := data.Org("buyer")
+	if err != nil || mirror.Plan != "trial" || mirror.Credits != 0 {
+		t.Fatalf("mirrored organisation: %+v %v (want plan trial, 0 credits: money stays in the state)", mirror, err)
+	}
+	if o, _ := st.Org("buyer"); o.Credits != 10 {
+		t.Fatalf("the state's balance changed: %+v", o)
 	}
 	if _, err := ops.run(ctx, OpUserAdd, mustJSON(t, UserAdd{Name: "nobody", OrgID: "nowhere", Role: state.RoleOwner})); !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("user add to an organisation nobody holds: %v (want not found)", err)

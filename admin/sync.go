@@ -39,7 +39,9 @@ func (o *Ops) SyncDatasets(ctx context.Context, a DatasetSync) (_ bolt.SyncRepor
 	if !filepath.IsAbs(a.Snapshot) {
 		return bolt.SyncReport{}, fmt.Errorf("%w: the snapshot path %q must be absolute", state.ErrInvalid, a.Snapshot)
 	}
-	rep, err := f.SyncDatasets(ctx, a.Snapshot, bolt.SyncOptions{Keep: a.Keep, DryRun: a.DryRun})
+	// With a shared state, prices, offers and licence terms are its own:
+	// the sync takes none from the snapshot, and its report says so.
+	rep, err := f.SyncDatasets(ctx, a.Snapshot, bolt.SyncOptions{Keep: a.Keep, DryRun: a.DryRun, KeepPrices: o.shared()})
 	if err != nil {
 		return rep, err
 	}

@@ -119,14 +119,7 @@ func (o *Ops) AddUser(ctx context.Context, a UserAdd) (_ UserIssued, err error) 
 	}
 	au := o.audit(ctx, OpUserAdd, a.OrgID, a.Name, detail...)
 	defer au.done(&err)
-	f, err := au.file()
-	if err != nil {
-		return UserIssued{}, err
-	}
-	if err := o.mirrorOrg(a.OrgID); err != nil {
-		return UserIssued{}, err
-	}
-	u, otp, err := f.AddUser(state.NewUser{Name: a.Name, Email: a.Email, Org: a.OrgID, Role: a.Role, Now: o.now()})
+	u, otp, err := au.state().AddUser(state.NewUser{Name: a.Name, Email: a.Email, Org: a.OrgID, Role: a.Role, Now: o.now()})
 	if err != nil {
 		return UserIssued{}, err
 	}
@@ -135,11 +128,7 @@ func (o *Ops) AddUser(ctx context.Context, a UserAdd) (_ UserIssued, err error) 
 
 // Users lists people, never their passwords.
 func (o *Ops) Users(_ context.Context, a UserList) ([]UserView, error) {
-	c, err := o.catalogue()
-	if err != nil {
-		return nil, err
-	}
-	users, err := c.Users(a.OrgID)
+	users, err := o.state().Users(a.OrgID)
 	if err != nil {
 		return nil, err
 	}
@@ -154,10 +143,7 @@ func (o *Ops) Users(_ context.Context, a UserList) ([]UserView, error) {
 func (o *Ops) RemoveUser(ctx context.Context, a UserRemove) (_ UserRemoved, err error) {
 	au := o.audit(ctx, OpUserRemove, a.OrgID, a.Name)
 	defer au.done(&err)
-	f, err := au.file()
-	if err != nil {
-		return UserRemoved{}, err
-	}
+	f := au.state()
 	if a.OrgID == "" {
 		u, err := f.RemoveUser(a.Name)
 		if err != nil {
@@ -176,11 +162,7 @@ func (o *Ops) RemoveUser(ctx context.Context, a UserRemove) (_ UserRemoved, err 
 func (o *Ops) ResetPassword(ctx context.Context, a UserReset) (_ UserIssued, err error) {
 	au := o.audit(ctx, OpUserReset, "", a.Name)
 	defer au.done(&err)
-	f, err := au.file()
-	if err != nil {
-		return UserIssued{}, err
-	}
-	u, otp, err := f.ResetPassword(a.Name, o.now())
+	u, otp, err := au.state().ResetPassword(a.Name, o.now())
 	if err != nil {
 		return UserIssued{}, err
 	}
@@ -191,14 +173,7 @@ func (o *Ops) ResetPassword(ctx context.Context, a UserReset) (_ UserIssued, err
 func (o *Ops) SetRole(ctx context.Context, a UserRole) (_ UserView, err error) {
 	au := o.audit(ctx, OpUserRole, a.OrgID, a.Name, "role", text(a.Role))
 	defer au.done(&err)
-	f, err := au.file()
-	if err != nil {
-		return UserView{}, err
-	}
-	if err := o.mirrorOrg(a.OrgID); err != nil {
-		return UserView{}, err
-	}
-	u, err := f.SetRole(a.Name, a.OrgID, a.Role)
+	u, err := au.state().SetRole(a.Name, a.OrgID, a.Role)
 	if err != nil {
 		return UserView{}, err
 	}
@@ -210,11 +185,7 @@ func (o *Ops) SetRole(ctx context.Context, a UserRole) (_ UserView, err error) {
 func (o *Ops) ChangePassword(ctx context.Context, a UserPassword) (_ UserView, err error) {
 	au := o.audit(ctx, OpUserPassword, "", a.Name)
 	defer au.done(&err)
-	f, err := au.file()
-	if err != nil {
-		return UserView{}, err
-	}
-	u, err := f.ChangePassword(a.Name, a.Current, a.New, o.now())
+	u, err := au.state().ChangePassword(a.Name, a.Current, a.New, o.now())
 	if err != nil {
 		return UserView{}, err
 	}

@@ -3,7 +3,6 @@ package bolt
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,31 +17,9 @@ import (
 // layout.
 var bucketSessions = []byte("sessions")
 
-// tokenBytes is the randomness of a session token and of its CSRF token.
-const tokenBytes = 32
+func sessionKey(token string) []byte { return state.TokenDigest(token) }
 
-func sessionKey(token string) []byte {
-	d := sha256.Sum256([]byte(token))
-	return d[:]
-}
-
-// validToken reports whether a presented token has the form of one this
-// package makes (43 characters of unpadded base64url), before any lookup.
-func validToken(token string) bool {
-	if len(token) != base64.RawURLEncoding.EncodedLen(tokenBytes) {
-		return false
-	}
-	_, err := base64.RawURLEncoding.DecodeString(token)
-	return err == nil
-}
-
-func (s *Store) newToken() (string, error) {
-	var b [tokenBytes]byte
-	if err := s.randomBytes(b[:]); err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(b[:]), nil
-}
+var validToken = state.ValidToken
 
 func (s *Store) decodeSession(k, v []byte) (state.Session, error) {
 	var se state.Session
@@ -69,15 +46,10 @@ func (s *Store) CreateSession(user, org, addr string, now time.Time) (string, st
 		now = s.clock()
 	}
 	now = now.Round(0).UTC()
-	token, err := s.newToken()
+	token, se, err := state.NewSession(s.rand, user, org, addr, now)
 	if err != nil {
 		return "", state.Session{}, err
 	}
-	csrf, err := s.newToken()
-	if err != nil {
-		return "", state.Session{}, err
-	}
-	se := state.Session{User: user, Org: org, CSRF: csrf, Addr: state.Clip(addr, 100), Created: now, Seen: now}
 	err = s.update(func(tx *bbolt.Tx) error {
 		u, err := s.getUser(tx, user)
 		if err != nil {

@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +22,10 @@ type SyncOptions struct {
 	Keep bool
 	// DryRun reports what would change and changes nothing.
 	DryRun bool
+	// KeepPrices keeps the price of every dataset this file holds, and
+	// never takes the snapshot's: the node shares its state, where prices,
+	// offers and licence terms have their one home (serve --state).
+	KeepPrices bool
 }
 
 // DatasetSync is one dataset SyncDatasets changed, or would change.
@@ -46,6 +51,13 @@ type SyncReport struct {
 	Kept []string `json:"kept"`
 	// Unchanged: the same in both.
 	Unchanged []string `json:"unchanged"`
+	// SharedTerms is set when SyncOptions.KeepPrices was: prices, offers
+	// and licence terms are the shared state's, and none was taken from
+	// the snapshot.
+	SharedTerms bool `json:"sharedTerms,omitempty"`
+	// PricesKept lists the datasets whose price in the snapshot differs
+	// from this file's, which was kept (SyncOptions.KeepPrices).
+	PricesKept []string `json:"pricesKept,omitempty"`
 	// GridDiffers is set when the snapshot's grid is not this file's (kind,
 	// frames or bounds): records are keyed by frame id, so the datasets
 	// copied may name frames this grid lacks. The sync goes on; the
@@ -90,7 +102,8 @@ type syncPlan struct {
 // description and records, keeping the snapshot's version number; a
 // dataset whose version matches but whose description differs (name,
 // price) gets the snapshot's description; a dataset only this file holds
-// is removed unless opts.Keep. The grid, organisations, keys, ledgers,
+// is removed unless opts.Keep; with opts.KeepPrices a dataset this file
+// holds keeps its price. The grid, organisations, keys, ledgers,
 // usage, users, licences and offers are not touched (except those of a
 // removed dataset, as RemoveDataset does).
 //
@@ -116,7 +129,7 @@ type syncPlan struct {
 // concurrent use with the Store's other methods.
 func (s *Store) SyncDatasets(ctx context.Context, path string, opts SyncOptions) (SyncReport, error) {
 	rep := SyncReport{Snapshot: path, DryRun: opts.DryRun, Copied: []DatasetSync{}, Updated: []DatasetSync{},
-		Removed: []DatasetSync{}, Kept: []string{}, Unchanged: []string{}}
+		Removed: []DatasetSync{}, Kept: []string{}, Unchanged: []string{}, SharedTerms: opts.KeepPrices}
 	a, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return rep, state.Errorf(state.ErrNotFound, "snapshot %s does not exist: write one on the other node with `frameindex backup --out FILE`, ship it here and give its path", path)
@@ -168,6 +181,13 @@ func (s *Store) planSync(ctx context.Context, src *Store, stx *bbolt.Tx, opts Sy
 		old, have := mine[d.ID]
 		delete(mine, d.ID)
 		raw := srcDatasets.Get([]byte(d.ID))
+		if opts.KeepPrices && have && d.Price != old.Price {
+			rep.PricesKept = append(rep.PricesKept, d.ID)
+			d.Price = old.Price
+			if raw, err = json.Marshal(d); err != nil {
+				return nil, nil, nil, err
+			}
+		}
 		switch {
 		case !have || !sameVersion(old, d):
 			copies = append(copies, syncPlan{d: d, raw: raw, from: old.Version})

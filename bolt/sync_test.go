@@ -467,3 +467,58 @@ func TestStore_SyncDatasetsGrid(t *testing.T) {
 		})
 	}
 }
+
+// TestStore_SyncDatasetsKeepPrices: a node sharing its state keeps every
+// price it has, whether the snapshot's dataset is the same version
+// (nothing to update) or a newer one (copied, at this file's price); a
+// dataset it lacks comes with the snapshot's price.
+func TestStore_SyncDatasetsKeepPrices(t *testing.T) {
+	pop, roads, lights := popDataset(), popDataset(), popDataset()
+	roads.ID, lights.ID = "roads", "lights"
+	r1 := FrameRecord{Frame: 10, Attrs: []byte(`{"population_2020":7}`)}
+	r2 := FrameRecord{Frame: 20, Attrs: []byte(`{"class":"urban"}`)}
+	price := func(s *Store, id string, p int64) {
+		t.Helper()
+		if _, err := s.SetPrice(id, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := MustOpenStore(t)
+	mustAddOrg(t, other, "acme", "pro", 0)
+	importAt(t, other, pop, testNow, r1)
+	importAt(t, other, roads, testNow, r1)
+	importAt(t, other, roads, testNow.Add(time.Hour), r2)
+	importAt(t, other, lights, testNow, r2)
+	price(other, "population", 9)
+	price(other, "roads", 8)
+	price(other, "lights", 7)
+	snap := snapshotOf(t, other)
+
+	s := MustOpenStore(t)
+	mustAddOrg(t, s, "acme", "pro", 0)
+	importAt(t, s, pop, testNow, r1)
+	importAt(t, s, roads, testNow, r1)
+	price(s, "population", 2)
+	price(s, "roads", 3)
+	rep, err := s.SyncDatasets(context.Background(), snap, SyncOptions{KeepPrices: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.SharedTerms || !slices.Equal(rep.PricesKept, []string{"population", "roads"}) ||
+		!slices.Equal(ids(rep.Copied), []string{"lights", "roads"}) || len(rep.Updated) != 0 || !slices.Equal(rep.Unchanged, []string{"population"}) {
+		t.Fatalf("report %+v", rep)
+	}
+	for id, want := range map[string]int64{"population": 2, "roads": 3, "lights": 7} {
+		d, err := s.Dataset(id)
+		if err != nil || d.Price != want {
+			t.Errorf("%s after the sync: price %d, %v; want %d", id, d.Price, err, want)
+		}
+	}
+	if d, _ := s.Dataset("roads"); d.Version != 2 {
+		t.Errorf("roads: version %d, want the snapshot's 2", d.Version)
+	}
+	mustBeSound(t, s)
+	if again, err := s.SyncDatasets(context.Background(), snap, SyncOptions{KeepPrices: true}); err != nil || again.Changed() {
+		t.Errorf("second sync: %+v, %v", again, err)
+	}
+}

@@ -1,23 +1,17 @@
 package bolt
 
 import (
-	"crypto/rand"
 	"crypto/subtle"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"frameindex/state"
 
 	bbolt "go.etcd.io/bbolt"
-	"golang.org/x/crypto/argon2"
 )
 
 // Buckets of the web application (users.go, sessions.go, audit.go,
@@ -44,6 +38,8 @@ type userRow struct {
 	state.User
 	hash string
 }
+
+func (u userRow) stored() state.StoredUser { return state.StoredUser{User: u.User, Hash: u.hash} }
 
 // userRecord is a userRow as stored (JSON) in the users bucket under its name.
 type userRecord struct {
@@ -115,136 +111,28 @@ func (s *Store) getUser(tx *bbolt.Tx, name string) (userRow, error) {
 	return s.decodeUser(name, v)
 }
 
-// argon2id parameters of new hashes: 19 MiB, 2 passes, 1 lane (OWASP's
-// password storage recommendation), 16-byte salt, 32-byte hash. A stored
-// hash carries its own parameters, so these can be raised later and old
-// hashes still verify.
-type argonParams struct {
-	memory  uint32 // KiB
-	time    uint32
-	threads uint8
-}
-
-var hashParams = argonParams{memory: 19 * 1024, time: 2, threads: 1}
-
-// Bounds on the parameters of a stored hash, so that a damaged or hostile
-// record cannot make a sign-in allocate gigabytes or run for minutes.
-const (
-	maxArgonMemory = 256 * 1024
-	maxArgonTime   = 10
-	maxArgonLanes  = 16
-	saltLen        = 16
-	hashLen        = 32
-)
-
-func (s *Store) randomBytes(b []byte) error {
-	r := s.rand
-	if r == nil {
-		r = rand.Reader
-	}
-	if _, err := io.ReadFull(r, b); err != nil {
-		return fmt.Errorf("read random bytes: %w", err)
-	}
-	return nil
-}
-
-// hashPassword returns the argon2id hash of password in the PHC string
-// format: $argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash> (unpadded base64).
+// hashPassword returns the argon2id hash of password (state.HashPassword)
+// salted from the store's source of randomness.
 func (s *Store) hashPassword(password string) (string, error) {
-	salt := make([]byte, saltLen)
-	if err := s.randomBytes(salt); err != nil {
-		return "", err
-	}
-	p := hashParams
-	sum := argon2.IDKey([]byte(password), salt, p.time, p.memory, p.threads, hashLen)
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.memory, p.time, p.threads,
-		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(sum)), nil
+	return state.HashPassword(s.rand, password)
 }
 
-// verifyPassword reports whether password matches the PHC-format argon2id
-// hash encoded, comparing in constant time. A hash it cannot read, or whose
-// parameters are out of bounds, is an error.
-func verifyPassword(encoded, password string) (bool, error) {
-	parts := strings.Split(encoded, "$")
-	if len(parts) != 6 || parts[0] != "" || parts[1] != "argon2id" || parts[2] != "v="+strconv.Itoa(argon2.Version) {
-		return false, errors.New("password hash is not argon2id version 19")
-	}
-	var p argonParams
-	var m, t, l uint64
-	for i, f := range strings.Split(parts[3], ",") {
-		name, val, _ := strings.Cut(f, "=")
-		n, err := strconv.ParseUint(val, 10, 32)
-		if err != nil || i > 2 || name != "mtp"[i:i+1] {
-			return false, errors.New("password hash parameters unreadable")
-		}
-		switch i {
-		case 0:
-			m = n
-		case 1:
-			t = n
-		case 2:
-			l = n
-		}
-	}
-	if m < 8 || m > maxArgonMemory || t < 1 || t > maxArgonTime || l < 1 || l > maxArgonLanes {
-		return false, errors.New("password hash parameters out of bounds")
-	}
-	p = argonParams{memory: uint32(m), time: uint32(t), threads: uint8(l)}
-	salt, err1 := base64.RawStdEncoding.DecodeString(parts[4])
-	want, err2 := base64.RawStdEncoding.DecodeString(parts[5])
-	if err1 != nil || err2 != nil || len(salt) < 8 || len(want) < 16 || len(want) > 64 {
-		return false, errors.New("password hash salt or sum unreadable")
-	}
-	got := argon2.IDKey([]byte(password), salt, p.time, p.memory, p.threads, uint32(len(want)))
-	return subtle.ConstantTimeCompare(got, want) == 1, nil
-}
+// verifyPassword is state.VerifyPassword.
+var verifyPassword = state.VerifyPassword
 
-// dummyHash is verified against when the sign-in name is unknown, so that
-// an unknown name costs the same time as a wrong password.
-var dummyHash = sync.OnceValue(func() string {
-	salt := make([]byte, saltLen)
-	p := hashParams
-	sum := argon2.IDKey([]byte("not a password"), salt, p.time, p.memory, p.threads, hashLen)
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.memory, p.time, p.threads,
-		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(sum))
-})
-
-// otpAlphabet has no characters that are easily confused (0/o, 1/l/i).
-const otpAlphabet = "abcdefghjkmnpqrstuvwxyz23456789"
-
-// newOneTimePassword returns 16 random characters of otpAlphabet in four
-// groups ("k7dq-3mfw-x2ha-9rtp"): about 79 bits.
-func (s *Store) newOneTimePassword() (string, error) {
-	const groups, per = 4, 4
-	out := make([]byte, 0, groups*(per+1)-1)
-	var b [1]byte
-	for len(out) < cap(out) {
-		if len(out)%(per+1) == per {
-			out = append(out, '-')
-			continue
-		}
-		if err := s.randomBytes(b[:]); err != nil {
-			return "", err
-		}
-		// Rejection sampling keeps every character equally likely.
-		if int(b[0]) >= 256/len(otpAlphabet)*len(otpAlphabet) {
-			continue
-		}
-		out = append(out, otpAlphabet[int(b[0])%len(otpAlphabet)])
-	}
-	return string(out), nil
-}
+func (s *Store) newOneTimePassword() (string, error) { return state.NewOneTimePassword(s.rand) }
 
 // issueOneTimePassword makes a one-time password and its hash, outside any
 // transaction (hashing takes tens of milliseconds).
 func (s *Store) issueOneTimePassword() (otp, hash string, err error) {
-	if otp, err = s.newOneTimePassword(); err != nil {
-		return "", "", err
+	return state.IssueOneTimePassword(s.rand)
+}
+
+// corruptHash is the error of a stored hash that cannot be read.
+func (s *Store) corruptHash(name string) func(error) error {
+	return func(err error) error {
+		return state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: user %q: %v", s.path, name, err)
 	}
-	if hash, err = s.hashPassword(otp); err != nil {
-		return "", "", err
-	}
-	return otp, hash, nil
 }
 
 // AddUser adds a person to an organisation with a role. A new person gets
@@ -353,6 +241,20 @@ func (s *Store) Users(org string) ([]state.User, error) {
 		})
 	})
 	return out, err // bbolt iterates in key order, which is name order
+}
+
+// StoredUsers returns every person with their password hash, sorted by
+// name: for copying the people into another store (pgstate's Import),
+// never for showing. Errors: ErrCorrupt.
+func (s *Store) StoredUsers() ([]state.StoredUser, error) {
+	var out []state.StoredUser
+	err := s.view(func(tx *bbolt.Tx) error {
+		return s.forEachUser(tx, func(u userRow) error {
+			out = append(out, u.stored())
+			return nil
+		})
+	})
+	return out, err
 }
 
 func (s *Store) forEachUser(tx *bbolt.Tx, fn func(userRow) error) error {
@@ -572,24 +474,10 @@ func (s *Store) SignIn(login, password string, now time.Time) (state.User, error
 		now = s.clock()
 	}
 	u, err := viewValue(s, func(tx *bbolt.Tx) (userRow, error) { return s.findLogin(tx, login) })
-	if errors.Is(err, state.ErrBadSignIn) || len(password) > 4*state.MaxPasswordLen {
-		verifyPassword(dummyHash(), password[:min(len(password), 4*state.MaxPasswordLen)])
-		return state.User{}, state.ErrBadSignIn
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, state.ErrBadSignIn) {
 		return state.User{}, err
 	}
-	ok, err := verifyPassword(u.hash, password)
-	if err != nil {
-		return state.User{}, state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: user %q: %v", s.path, u.Name, err)
-	}
-	if !ok {
-		return state.User{}, state.ErrBadSignIn
-	}
-	if u.MustChange && !u.TempExpires.IsZero() && !now.Before(u.TempExpires) {
-		return state.User{}, fmt.Errorf("%w: ask an administrator of your organisation for a new one", state.ErrPasswordExpired)
-	}
-	return u.User, nil
+	return state.CheckSignIn(u.stored(), err == nil, password, now, s.corruptHash(u.Name))
 }
 
 // ChangePassword sets the person's password to next after checking
@@ -606,23 +494,7 @@ func (s *Store) ChangePassword(name, current, next string, now time.Time) (state
 	if err != nil {
 		return state.User{}, err
 	}
-	if len(current) > 4*state.MaxPasswordLen {
-		return state.User{}, state.ErrBadSignIn
-	}
-	ok, err := verifyPassword(u.hash, current)
-	if err != nil {
-		return state.User{}, state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: user %q: %v", s.path, u.Name, err)
-	}
-	if !ok {
-		return state.User{}, state.ErrBadSignIn
-	}
-	if err := state.CheckPassword(next, u.Name, u.Email); err != nil {
-		return state.User{}, err
-	}
-	if next == current {
-		return state.User{}, state.Errorf(state.ErrInvalid, "the new password must differ from the current one")
-	}
-	hash, err := s.hashPassword(next)
+	hash, err := state.NewPasswordHash(s.rand, u.stored(), current, next, s.corruptHash(u.Name))
 	if err != nil {
 		return state.User{}, err
 	}

@@ -14,9 +14,9 @@ import (
 // the parameters they carry).
 func cheapHashing(tb testing.TB) {
 	tb.Helper()
-	old := hashParams
-	hashParams = argonParams{memory: 64, time: 1, threads: 1}
-	tb.Cleanup(func() { hashParams = old })
+	old := state.PasswordHashParams
+	state.PasswordHashParams = state.HashParams{Memory: 64, Time: 1, Threads: 1}
+	tb.Cleanup(func() { state.PasswordHashParams = old })
 }
 
 var otpPattern = regexp.MustCompile(`^[a-hj-km-np-z2-9]{4}(-[a-hj-km-np-z2-9]{4}){3}$`)

@@ -43,7 +43,8 @@ running on the file: while it runs, the command goes through the server's
 owner-only admin socket (DATA.sock) and takes effect on the next request.
 
 Several nodes share organisations, keys, licences, prices, offers, credits,
-usage and the audit log in one database: the commands on those take --state
+usage, the audit log and the web application's people and sessions in one
+database: the commands on those take --state
 URL (or FRAMEINDEX_STATE) and then act on it directly, with no server
 involved (serving nodes pick the change up themselves); the data file is
 then only read, for its datasets, by the commands that name one.`,

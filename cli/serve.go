@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/pprof"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -138,6 +139,40 @@ type live struct {
 	// wording is set when a model words answers: only then are place
 	// names needed.
 	wording bool
+	// ops runs the admin operations; set once, before serving.
+	ops *admin.Ops
+	// drifts are the disagreements of the file with the shared state
+	// already logged (reportDrift), so each is logged once.
+	driftMu sync.Mutex
+	drifts  map[admin.Drift]bool
+}
+
+// reportDrift gives the shared state a price for each dataset it has
+// none for and logs, once each, where this node's file disagrees with it
+// on a dataset's price or offer: the shared state's is what every node
+// charges and shows. Only with --state.
+func (l *live) reportDrift() {
+	if l.shared == nil || l.ops == nil {
+		return
+	}
+	ds, err := l.ops.TermsDrift()
+	if err != nil {
+		l.log.Error("shared state: comparing this node's prices and offers with the shared state's failed", "err", err)
+		return
+	}
+	l.driftMu.Lock()
+	defer l.driftMu.Unlock()
+	if l.drifts == nil {
+		l.drifts = map[admin.Drift]bool{}
+	}
+	for _, d := range ds {
+		if l.drifts[d] {
+			continue
+		}
+		l.drifts[d] = true
+		l.log.Warn("this node's data file disagrees with the shared state; the shared state's terms are used and the file's ignored",
+			"dataset", d.Dataset, "what", d.What, "file", d.File, "shared", d.Shared)
+	}
 }
 
 // placeAttributes are the attribute names whose values are place names.
@@ -201,6 +236,7 @@ func (l *live) changed(c admin.Change) {
 		err = l.loadKeys()
 	case admin.ChangeDatasets:
 		l.loadPlaces()
+		l.reportDrift()
 	case admin.ChangeGrid:
 		var ix *index.Index
 		if ix, err = l.loadGrid(); err == nil {
@@ -271,6 +307,8 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	if l.shared != nil {
 		ops.State = l.shared
 	}
+	l.ops = ops
+	l.reportDrift()
 	caches := areaCaches{places: area.NewPlaces(store, 0), columns: access.NewColumns(access.DefaultColumnBytes),
 		reach: access.NewReach(access.DefaultReachBytes)}
 	// frameindex ask reaches the server through the admin socket and is

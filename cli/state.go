@@ -69,7 +69,7 @@ func openState(ctx context.Context, o serveOptions, file *bolt.Store, log *slog.
 	if err != nil {
 		return nil, err
 	}
-	log.Info("shared state in PostgreSQL: organisations, keys, licences, prices, offers, credits and usage are the database's; the grid, datasets, users and sessions are this node's file",
+	log.Info("shared state in PostgreSQL: organisations, keys, licences, prices, offers, credits, usage, people, sessions and the sign-in throttle are the database's; the grid and datasets are this node's file",
 		"state", st.Where(), "recover_after_s", o.RecoverAfter.Seconds(), "key_poll_s", pgstate.DefaultKeyPoll.Seconds())
 	return st, nil
 }
@@ -139,9 +139,9 @@ func newStateCommand() *cobra.Command {
 		Long: `Several nodes can serve one deployment when they share their state in
 PostgreSQL (serve --state URL): organisations, credits, ledgers, usage, API
 keys (digests only), licences, prices, offers, reservations of worded
-answers and the audit log. Each node keeps its own data file for the grid
-and the datasets (give every node a copy of the same file), and for users
-and console sessions.`,
+answers, the audit log, and the web application's people, sessions and
+sign-in throttle. Each node keeps its own data file for the grid and the
+datasets (give every node a copy of the same file).`,
 		Example: `  frameindex state migrate --state postgres://frameindex@db.internal/frameindex
   frameindex state import --data ./frames.db --state postgres://frameindex@db.internal/frameindex`,
 	}
@@ -199,11 +199,12 @@ func newStateImportCommand() *cobra.Command {
 		Short: "Copy a data file's shared state into an empty database",
 		Long: `Copy a data file's organisations, credits and ledgers, usage, keys
 (digests only) and their last uses, licences, dataset prices, offers,
-pending worded answers and audit log into the database, migrating its
-schema first, in one transaction. A database that already holds shared
-state is refused. Stop serve on the file first (the file is opened
-read-only). Users, console sessions, the grid and the datasets stay in
-the file: give every node a copy of it.`,
+pending worded answers, audit log and the web application's people (with
+their password hashes and roles) into the database, migrating its schema
+first, in one transaction. A database that already holds shared state is
+refused. Stop serve on the file first (the file is opened read-only).
+Console sessions are not copied: people sign in again. The grid and the
+datasets stay in the file: give every node a copy of it.`,
 		Example: `  frameindex state import --data ./frames.db --state postgres://frameindex@db.internal/frameindex`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -84,6 +84,22 @@ func TestStateImport(t *testing.T) {
 	file, cat := openFile(), openFile()
 	secret := fillFile(t, file)
 	fillFile(t, cat) // the node's datasets
+	// People: one with a password of their own in two organisations, one
+	// with a one-time password.
+	const password = "three quiet river stones"
+	_, otp, err := file.AddUser(state.NewUser{Name: "olu", Email: "olu@acme.ng", Org: "acme", Role: state.RoleOwner, Now: t0})
+	if err == nil {
+		_, err = file.ChangePassword("olu", otp, password, t0)
+	}
+	if err == nil {
+		_, _, err = file.AddUser(state.NewUser{Name: "olu", Org: "owner", Role: state.RoleAdmin, Now: t0})
+	}
+	if err == nil {
+		_, _, err = file.AddUser(state.NewUser{Name: "ada", Org: "owner", Role: state.RoleMember, Now: t0})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	s, err := pgstate.Open(t.Context(), url, pgstate.Options{Catalogue: cat})
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +111,7 @@ func TestStateImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Log(counts)
-	if counts.Orgs != 2 || counts.Keys != 2 || counts.Pending != 1 || counts.Audit != 1 || counts.Licences != 2 {
+	if counts.Orgs != 2 || counts.Keys != 2 || counts.Pending != 1 || counts.Audit != 1 || counts.Licences != 2 || counts.Users != 2 {
 		t.Fatalf("Import: %v", counts)
 	}
 	same := func(what string, read func(state.Store) (any, error)) {
@@ -120,6 +136,10 @@ func TestStateImport(t *testing.T) {
 	same("usage", func(st state.Store) (any, error) { return st.Usage("acme", t0) })
 	same("audit", func(st state.Store) (any, error) { return st.AuditLog("", 0) })
 	same("readable", func(st state.Store) (any, error) { return st.Readable(state.Key{OrgID: "acme"}) })
+	same("people", func(st state.Store) (any, error) { return st.Users("") })
+	if u, err := s.SignIn("OLU@acme.ng", password, t0.Add(time.Hour)); err != nil || u.Name != "olu" {
+		t.Fatalf("an imported person signs in with their password: %+v %v", u, err)
+	}
 	kr, err := s.Keyring()
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,9 @@ number); one whose version matches but whose description differs (name,
 price) gets SNAPSHOT's description; one only --data holds is removed, with
 its licences and offer, unless --keep. The grid, organisations, keys,
 ledgers, usage, users, licences and offers are not touched. Each dataset's
-owner must be an organisation of --data.
+owner must be an organisation of --data. When the server on --data
+shares its state (serve --state), prices, offers and licence terms live
+there alone: the sync keeps every dataset's price and says so.
 
 All or nothing: records are staged unseen, then one transaction switches
 every dataset at once; Ctrl-C or SIGTERM before then leaves --data as it
@@ -98,6 +100,12 @@ func printSync(w io.Writer, data string, rep bolt.SyncReport) {
 	}
 	if len(rep.Unchanged) > 0 {
 		fmt.Fprintf(w, "unchanged: %s\n", strings.Join(rep.Unchanged, ", "))
+	}
+	if rep.SharedTerms {
+		fmt.Fprintln(w, "prices, offers and licence terms: the shared state's (this node serves with --state); none was taken from the snapshot")
+		if len(rep.PricesKept) > 0 {
+			fmt.Fprintf(w, "the snapshot's price differs for %s: not copied (set a price for every node with frameindex dataset price --state)\n", strings.Join(rep.PricesKept, ", "))
+		}
 	}
 	if rep.GridDiffers && rep.Changed() {
 		fmt.Fprintf(w, "warning: the snapshot's grid is not the grid of %s (kind, frames or bounds differ); the datasets name frames by id, so some records may fall outside this grid: build the same grid on every node\n", data)

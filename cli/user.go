@@ -22,7 +22,9 @@ organisations with a role: owner (everything, and the audit log), admin
 (members and keys) or member (sees keys and usage). There is no e-mail
 server: a new person, or one who forgot their password, gets a one-time
 password from an operator here or from an admin in the web application,
-and must choose their own at first sign-in.`,
+and must choose their own at first sign-in. Nodes that share their state
+(serve --state) share their people too: give these commands --state (or
+FRAMEINDEX_STATE) and a person added once signs in on every node.`,
 		Example: `  frameindex user add amina --org lagos-gis --role owner --email amina@lagos.gov.ng
   frameindex user list --org lagos-gis
   frameindex user role amina --org lagos-gis --role admin
@@ -34,7 +36,7 @@ and must choose their own at first sign-in.`,
 }
 
 func newUserAddCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.UserAdd
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -53,7 +55,7 @@ and '-'; --email gives a second sign-in name.`,
 			if a.OrgID == "" || a.Role == "" {
 				return fmt.Errorf("--org and --role are required (roles: owner, admin, member)")
 			}
-			r, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.AddUserOp, a)
+			r, err := runAdminOp(cmd, data, st, admin.AddUserOp, a)
 			if err != nil {
 				return err
 			}
@@ -71,6 +73,7 @@ and '-'; --email gives a second sign-in name.`,
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.OrgID, "org", "", "organisation id (required)")
 	cmd.Flags().StringVar(&a.Role, "role", "", "owner, admin or member (required)")
 	cmd.Flags().StringVar(&a.Email, "email", "", "e-mail address, a second sign-in name")
@@ -88,7 +91,7 @@ func printOneTimePassword(w io.Writer, r admin.UserIssued) {
 }
 
 func newUserListCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.UserList
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -97,7 +100,7 @@ func newUserListCommand() *cobra.Command {
 		Example: `  frameindex user list --org lagos-gis`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			users, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.UsersOp, a)
+			users, err := runAdminOp(cmd, data, st, admin.UsersOp, a)
 			if err != nil {
 				return err
 			}
@@ -121,13 +124,14 @@ func newUserListCommand() *cobra.Command {
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.OrgID, "org", "", "only this organisation's people")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
 
 func newUserRemoveCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.UserRemove
 	cmd := &cobra.Command{
 		Use:   "remove NAME [--org ID]",
@@ -141,7 +145,7 @@ first (user role).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.Name = args[0]
-			r, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.RemoveUserOp, a)
+			r, err := runAdminOp(cmd, data, st, admin.RemoveUserOp, a)
 			if err != nil {
 				return err
 			}
@@ -156,12 +160,13 @@ first (user role).`,
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.OrgID, "org", "", "remove from this organisation only")
 	return cmd
 }
 
 func newUserResetCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "reset NAME",
@@ -172,7 +177,7 @@ sessions end at once; they choose a new password at their next sign-in.`,
 		Example: `  frameindex user reset amina`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.ResetPasswordOp, admin.UserReset{Name: args[0]})
+			r, err := runAdminOp(cmd, data, st, admin.ResetPasswordOp, admin.UserReset{Name: args[0]})
 			if err != nil {
 				return err
 			}
@@ -185,12 +190,13 @@ sessions end at once; they choose a new password at their next sign-in.`,
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
 
 func newUserRoleCommand() *cobra.Command {
-	var data string
+	var data, st string
 	var a admin.UserRole
 	cmd := &cobra.Command{
 		Use:     "role NAME --org ID --role owner|admin|member",
@@ -202,7 +208,7 @@ func newUserRoleCommand() *cobra.Command {
 			if a.OrgID == "" || a.Role == "" {
 				return fmt.Errorf("--org and --role are required (roles: owner, admin, member)")
 			}
-			u, err := runOp(cmd.Context(), cmd.ErrOrStderr(), data, false, admin.SetRoleOp, a)
+			u, err := runAdminOp(cmd, data, st, admin.SetRoleOp, a)
 			if err != nil {
 				return err
 			}
@@ -211,6 +217,7 @@ func newUserRoleCommand() *cobra.Command {
 		},
 	}
 	addDataFlag(cmd, &data)
+	addAdminStateFlag(cmd, &st)
 	cmd.Flags().StringVar(&a.OrgID, "org", "", "organisation id (required)")
 	cmd.Flags().StringVar(&a.Role, "role", "", "owner, admin or member (required)")
 	return cmd

@@ -243,7 +243,7 @@ func TestThrottle_Backoff(t *testing.T) {
 		{acctFree, 30 * time.Second},
 		{acctFree + 1, time.Minute},
 		{acctFree + 2, 2 * time.Minute},
-		{acctFree + 10, throttleMax},
+		{acctFree + 10, state.SignInWaitMax},
 	}
 	for _, tt := range tests {
 		th := newThrottle()

@@ -169,7 +169,7 @@ func (s *Server) handleAddMember(w http.ResponseWriter, r *http.Request) {
 	// A name taken by anyone, in any organisation, is refused without
 	// saying more; adding one person to several organisations is an
 	// operator's job (frameindex user add).
-	if _, err := s.store.User(name); err == nil {
+	if _, err := s.state.User(name); err == nil {
 		refuse(http.StatusConflict, "The user name "+name+" is taken. Choose another.")
 		return
 	} else if !errors.Is(err, state.ErrNotFound) {

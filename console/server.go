@@ -22,7 +22,9 @@ const Prefix = "/console/"
 // Config configures a Server.
 type Config struct {
 	// Ops runs every change (the operations of the command line, one code
-	// path) and, through Ops.Store, reads sessions, people and usage. Its
+	// path) and, through Ops.State (Ops.Store without one), reads sessions,
+	// people and usage; sign-ins are throttled in Ops.State when it keeps
+	// a throttle (state.SignInThrottle), in this node's memory otherwise. Its
 	// Changed function must refresh the API's key snapshot, so that a key
 	// minted or revoked here works or fails on its very next request.
 	// Required.
@@ -55,15 +57,15 @@ type Config struct {
 // concurrent use. New starts a background goroutine that Close stops.
 type Server struct {
 	ops      *admin.Ops
-	store    *bolt.Store // sessions, people, datasets: the node's file
-	state    state.Store // organisations, keys' last uses, usage, what a key reads: Ops.State, or store
+	store    *bolt.Store // datasets: the node's file
+	state    state.Store // organisations, keys' last uses, usage, what a key reads, people and sessions: Ops.State, or store
 	log      *slog.Logger
 	now      func() time.Time
 	limits   state.SessionLimits
 	secure   bool
 	origin   *origin.Base
 	uses     *state.KeyUses
-	throttle *throttle
+	throttle signInThrottle // sharedThrottle when the shared state keeps one, else *throttle
 	hashes   *hashGate
 	mux      *http.ServeMux
 	pages    *pages
@@ -76,7 +78,8 @@ type Server struct {
 
 // New returns the web application for cfg and starts its background work:
 // every cfg.FlushEvery it writes the last uses of keys (recorded in memory
-// by the KeyLookup that Keys returns) and deletes expired sessions. It
+// by the KeyLookup that Keys returns) and deletes expired sessions and
+// forgotten sign-in failures. It
 // panics when cfg.Ops or its Store is nil, a programming error.
 func New(cfg Config) *Server {
 	if cfg.Ops == nil || cfg.Ops.Store == nil {
@@ -105,6 +108,9 @@ func New(cfg Config) *Server {
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if st, ok := s.state.(state.SignInThrottle); ok {
+		s.throttle = sharedThrottle{st: st, log: s.log}
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -142,7 +148,7 @@ func (s *Server) background(every time.Duration) {
 			return
 		case <-t.C:
 			s.flush()
-			if _, err := s.store.PruneSessions(s.now(), s.limits); err != nil {
+			if _, err := s.state.PruneSessions(s.now(), s.limits); err != nil {
 				s.log.Error("console: pruning expired sessions failed", "err", err)
 			}
 			s.throttle.prune(s.now())

@@ -20,7 +20,7 @@ import (
 // Cookies. Both are HttpOnly, SameSite=Strict, limited to Prefix, and
 // Secure over TLS (or with Config.SecureCookies).
 const (
-	// cookieSession holds the session token; the file holds its digest.
+	// cookieSession holds the session token; the state holds its digest.
 	cookieSession = "fi_session"
 	// cookieSignIn holds the sign-in form's CSRF token (double submit):
 	// there is no session yet to hold one.
@@ -147,7 +147,7 @@ func (s *Server) authed(h http.HandlerFunc, mustChangeOK bool) http.HandlerFunc 
 	return func(w http.ResponseWriter, r *http.Request) {
 		token := cookieValue(r, cookieSession)
 		now := s.now()
-		se, u, err := s.store.Session(token, now, s.limits)
+		se, u, err := s.state.Session(token, now, s.limits)
 		if err != nil {
 			if !errors.Is(err, state.ErrNotFound) && !errors.Is(err, state.ErrSessionExpired) {
 				s.fail(w, r, err)
@@ -191,7 +191,7 @@ func (s *Server) authed(h http.HandlerFunc, mustChangeOK bool) http.HandlerFunc 
 			return
 		}
 		if now.Sub(se.Seen) >= touchEvery {
-			if err := s.store.TouchSession(token, now); err != nil {
+			if err := s.state.TouchSession(token, now); err != nil {
 				s.log.Error("console: recording a session's activity failed", "err", err)
 			}
 		}
@@ -289,7 +289,12 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.hashes.leave()
-	if wait := s.throttle.begin(acct, addr, now); wait > 0 {
+	wait, err := s.throttle.admit(acct, addr, now)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if wait > 0 {
 		secs := int(wait.Round(time.Second) / time.Second)
 		if secs < 1 {
 			secs = 1
@@ -300,7 +305,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 			"Too many failed sign-ins. Wait "+waitText(secs)+" and try again.")
 		return
 	}
-	u, err := s.store.SignIn(login, password, now)
+	u, err := s.state.SignIn(login, password, now)
 	audit := state.AuditEntry{Actor: clip(login, 64), Action: "signin", Addr: addr}
 	if audit.Actor == "" {
 		audit.Actor = "(no name)"
@@ -310,7 +315,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		audit.Outcome, audit.Reason = state.AuditRefused, "wrong user name, e-mail address or password"
 		// A failure on a real account shows in its organisations' logs,
 		// for their owners to see.
-		if known, err := s.store.UserByLogin(login); err == nil {
+		if known, err := s.state.UserByLogin(login); err == nil {
 			audit.Target = known.Name
 			for _, m := range known.Orgs {
 				audit.Org = m.Org
@@ -334,7 +339,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	}
 	s.throttle.succeed(acct, addr)
 	org := u.Orgs[0].Org
-	token, se, err := s.store.CreateSession(u.Name, org, addr, now)
+	token, se, err := s.state.CreateSession(u.Name, org, addr, now)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -357,7 +362,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 // (in any case), so a person has one allowance of failures; the login as
 // typed, in lower case, when no account has it.
 func (s *Server) throttleAccount(login string) string {
-	if u, err := s.store.UserByLogin(login); err == nil {
+	if u, err := s.state.UserByLogin(login); err == nil {
 		return u.Name
 	}
 	return strings.ToLower(login)
@@ -387,7 +392,7 @@ func clip(s string, n int) string {
 
 func (s *Server) handleSignOut(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)
-	if err := s.store.EndSession(rq.token); err != nil {
+	if err := s.state.EndSession(rq.token); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -430,12 +435,17 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) {
 		s.renderPassword(w, r, http.StatusBadRequest, "The new password and its confirmation differ.")
 		return
 	}
-	if wait := s.throttle.begin(rq.user, addr, now); wait > 0 {
+	wait, err := s.throttle.admit(rq.user, addr, now)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if wait > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait/time.Second))))
 		s.renderPassword(w, r, http.StatusTooManyRequests, "Too many wrong passwords. Wait "+waitText(max(1, int(wait/time.Second)))+" and try again.")
 		return
 	}
-	_, err := s.ops.ChangePassword(s.as(r), admin.UserPassword{Name: rq.user, Current: current, New: next})
+	_, err = s.ops.ChangePassword(s.as(r), admin.UserPassword{Name: rq.user, Current: current, New: next})
 	switch {
 	case err == nil:
 		s.throttle.succeed(rq.user, addr)
@@ -455,7 +465,7 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) {
 	}
 	// Every session of the person ended with the change: start a new one
 	// here, so this browser stays signed in and any other is signed out.
-	token, _, err := s.store.CreateSession(rq.user, rq.org, addr, now)
+	token, _, err := s.state.CreateSession(rq.user, rq.org, addr, now)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -467,7 +477,7 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleSwitchOrg(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)
 	org := r.PostFormValue("org")
-	if _, err := s.store.SetSessionOrg(rq.token, org); err != nil {
+	if _, err := s.state.SetSessionOrg(rq.token, org); err != nil {
 		if errors.Is(err, state.ErrNotFound) {
 			s.errorPage(w, r, http.StatusNotFound, "No such organisation", "You do not belong to that organisation.")
 			return

@@ -2,37 +2,76 @@ package console
 
 import (
 	"context"
-	"net/netip"
+	"frameindex/state"
+	"log/slog"
 	"sync"
 	"time"
 )
 
-// Throttling of sign-ins (and of current passwords on the password page):
-// each account and each client address may fail a few times freely;
-// beyond that every further failure makes it wait twice as long as the
-// last, from throttleBase up to throttleMax, without even checking the
-// password. Failures are forgotten after throttleForget without one, and
-// an account's count is cleared by a success. An unknown account name is
-// throttled like a known one, so the wait says nothing about who exists.
+// Throttling of sign-ins (and of current passwords on the password page)
+// follows state's rule (state.SignInAccountFree, ...): a few free
+// failures per account and per client address, then waits that double.
+// An unknown account name is throttled like a known one, so the wait says
+// nothing about who exists. An attempt is counted before its password is
+// checked, in the same step as the check of the wait (begin), and a right
+// password takes the count back (succeed): at most SignInAccountFree
+// passwords of one account, and SignInAddressFree from one address, are
+// checked before the wait starts.
 //
-// An attempt is counted as a failure before its password is checked, in
-// the same step as the check of the wait (begin), and a right password
-// takes the count back (succeed): so parallel attempts cannot all pass
-// the check before any failure is recorded, and at most acctFree
-// passwords of one account, and addrFree from one address, are checked
-// before the wait starts.
+// Without a shared state the counts are this node's (throttle, in
+// memory); with one that keeps them (pgstate), every node counts in it
+// (sharedThrottle), so a guesser gets one allowance whichever node it
+// reaches.
 const (
-	acctFree       = 5
-	addrFree       = 20
-	throttleBase   = 30 * time.Second
-	throttleMax    = 15 * time.Minute
-	throttleForget = time.Hour
+	acctFree       = state.SignInAccountFree
+	addrFree       = state.SignInAddressFree
+	throttleBase   = state.SignInWaitBase
+	throttleForget = state.SignInForget
 	// throttleEntries bounds memory. A full table first forgets entries
 	// whose failures are forgotten, then the least recent entry that is
 	// not waiting; when every entry is waiting, a new account or address
 	// is treated as throttled (throttleBase) rather than let through.
 	throttleEntries = 100_000
 )
+
+// signInThrottle is what the sign-in and password pages ask; see
+// throttle's methods for what each does (admit is begin).
+type signInThrottle interface {
+	admit(acct, addr string, now time.Time) (time.Duration, error)
+	succeed(acct, addr string)
+	cancel(acct, addr string)
+	prune(now time.Time)
+}
+
+// sharedThrottle counts in a shared state, one statement per call. A
+// failure to take a count back is logged: the person may then wait once
+// without cause, which is the safe side.
+type sharedThrottle struct {
+	st  state.SignInThrottle
+	log *slog.Logger
+}
+
+func (t sharedThrottle) admit(acct, addr string, now time.Time) (time.Duration, error) {
+	return t.st.BeginSignIn(acct, addr, now)
+}
+
+func (t sharedThrottle) succeed(acct, addr string) {
+	if err := t.st.SucceedSignIn(acct, addr); err != nil {
+		t.log.Error("console: clearing sign-in failures failed", "err", err)
+	}
+}
+
+func (t sharedThrottle) cancel(acct, addr string) {
+	if err := t.st.CancelSignIn(acct, addr); err != nil {
+		t.log.Error("console: taking back a sign-in attempt failed", "err", err)
+	}
+}
+
+func (t sharedThrottle) prune(now time.Time) {
+	if err := t.st.PruneSignIns(now); err != nil {
+		t.log.Error("console: pruning sign-in failures failed", "err", err)
+	}
+}
 
 type failures struct {
 	n     int
@@ -52,23 +91,10 @@ func newThrottle() *throttle {
 	return &throttle{entries: make(map[string]*failures), max: throttleEntries}
 }
 
-func acctKey(acct string) string { return "a:" + acct }
-
-// addrKey keys an address: IPv4 whole, IPv6 by its /64 (one host's or one
-// household's share of the address space: a single client can change the
-// low 64 bits at will).
-func addrKey(addr string) string {
-	ip, err := netip.ParseAddr(addr)
-	if err != nil {
-		return "i:" + addr
-	}
-	ip = ip.Unmap()
-	if ip.Is6() {
-		p, _ := ip.Prefix(64)
-		return "i:" + p.String()
-	}
-	return "i:" + ip.String()
-}
+var (
+	acctKey = state.ThrottleAccountKey
+	addrKey = state.ThrottleAddrKey
+)
 
 // begin admits an attempt of the account from the address: it returns how
 // long they must still wait (the attempt is then refused and not
@@ -93,6 +119,11 @@ func (t *throttle) begin(acct, addr string, now time.Time) time.Duration {
 	t.failKey(keys[0], acctFree, now)
 	t.failKey(keys[1], addrFree, now)
 	return 0
+}
+
+// admit is begin for signInThrottle: counting in memory cannot fail.
+func (t *throttle) admit(acct, addr string, now time.Time) (time.Duration, error) {
+	return t.begin(acct, addr, now), nil
 }
 
 // entry returns k's entry (nil when it has none yet); ok is false when
@@ -133,12 +164,8 @@ func (t *throttle) failKey(k string, free int, now time.Time) {
 	}
 	e.n++
 	e.last = now
-	if e.n >= free {
-		d := throttleBase
-		for i := free; i < e.n && d < throttleMax; i++ {
-			d *= 2
-		}
-		e.until = now.Add(min(d, throttleMax))
+	if d := state.SignInWait(e.n, free); d > 0 {
+		e.until = now.Add(d)
 	}
 }
 

@@ -225,7 +225,7 @@ func readRandom(random io.Reader, b []byte) error {
 		random = rand.Reader
 	}
 	if _, err := io.ReadFull(random, b); err != nil {
-		return fmt.Errorf("mint key: read random bytes: %w", err)
+		return fmt.Errorf("read random bytes: %w", err)
 	}
 	return nil
 }

@@ -116,6 +116,27 @@ type Audit interface {
 	Audited(e *AuditEntry) Store
 }
 
+// People are the web application's people and their sessions.
+type People interface {
+	AddUser(req NewUser) (User, string, error)
+	User(name string) (User, error)
+	Users(org string) ([]User, error)
+	UserByLogin(login string) (User, error)
+	SetRole(name, org, role string) (User, error)
+	RemoveMember(name, org string) (User, bool, error)
+	RemoveUser(name string) (User, error)
+	ResetPassword(name string, now time.Time) (User, string, error)
+	// SignIn checks a password; throttling is the caller's.
+	SignIn(login, password string, now time.Time) (User, error)
+	ChangePassword(name, current, next string, now time.Time) (User, error)
+	CreateSession(user, org, addr string, now time.Time) (string, Session, error)
+	Session(token string, now time.Time, lim SessionLimits) (Session, User, error)
+	TouchSession(token string, now time.Time) error
+	SetSessionOrg(token, org string) (Session, error)
+	EndSession(token string) error
+	PruneSessions(now time.Time, lim SessionLimits) (int, error)
+}
+
 // Store is all of the shared state. The contract of each method (results
 // and errors) is written on *bolt.Store's method of the same name; an
 // implementation differs in where it keeps records, never in what a
@@ -127,4 +148,5 @@ type Store interface {
 	Licensing
 	Metering
 	Audit
+	People
 }

@@ -158,7 +158,8 @@ type SessionLimits struct {
 // DefaultSessionLimits: 30 minutes idle, 12 hours in all.
 var DefaultSessionLimits = SessionLimits{Idle: 30 * time.Minute, Absolute: 12 * time.Hour}
 
-func (l SessionLimits) orDefault() SessionLimits {
+// OrDefault is l with DefaultSessionLimits's in place of zero values.
+func (l SessionLimits) OrDefault() SessionLimits {
 	if l.Idle <= 0 {
 		l.Idle = DefaultSessionLimits.Idle
 	}
@@ -183,6 +184,6 @@ type Session struct {
 
 // Expired reports whether the session has outlived lim at now.
 func (se Session) Expired(now time.Time, lim SessionLimits) bool {
-	lim = lim.orDefault()
+	lim = lim.OrDefault()
 	return !now.Before(se.Created.Add(lim.Absolute)) || !now.Before(se.Seen.Add(lim.Idle))
 }

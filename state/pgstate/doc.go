@@ -1,6 +1,7 @@
 // Package pgstate keeps the shared state (package state) in PostgreSQL so
 // that several nodes agree on organisations, credits, keys, licences,
-// prices, offers, usage and the audit log. Every method has the contract
+// prices, offers, usage, the audit log, and the web application's
+// people, sessions and sign-in throttle. Every method has the contract
 // of the *bolt.Store method of the same name, its sentinel errors
 // included (state.ErrNotFound and friends); package statetest's
 // conformance suite runs against both.
@@ -15,8 +16,21 @@
 // node's bbolt file (Options.Catalogue): Readable, Offers, SetPrice,
 // SetOffer, WithdrawOffer, GrantLicence and LicenseOffer look datasets up
 // there, and the price in the prices table, when there is one, overrides
-// the file's. Users and console sessions are not shared state: they stay
-// in each node's file.
+// the file's (AdoptPrices gives the table the file's price of a dataset it
+// lacks, so that a price has one home).
+//
+// # People and sessions
+//
+// migrations/0004_people.sql adds users (argon2id hashes, made and checked
+// by package state as the file's are), memberships, sessions (the SHA-256
+// digest of the token, never the token) and signin_failures. A session's
+// foreign key to its person's membership cascades, so removing a member
+// ends their sessions in that organisation in the same statement. Session
+// reads the session, its person and their memberships in one statement,
+// outside a transaction: it runs on every request of the web application.
+// The sign-in throttle (state.SignInThrottle) is one call of a function
+// per attempt that locks the account's and the address's rows in key
+// order, checks their waits and counts the attempt: exact across nodes.
 //
 // # Money
 //

@@ -12,17 +12,17 @@ import (
 
 // ImportCounts says what Import copied.
 type ImportCounts struct {
-	Orgs, Keys, KeyUses, Licences, Prices, Offers, Ledger, Usage, Audit, Pending int
+	Orgs, Keys, KeyUses, Licences, Prices, Offers, Ledger, Usage, Audit, Pending, Users int
 }
 
 // String says what was copied, for the command line.
 func (c ImportCounts) String() string {
-	return fmt.Sprintf("%d organisations, %d keys (%d with a last use), %d licences, %d prices, %d offers, %d ledger entries, %d usage counters, %d audit entries, %d pending worded answers",
-		c.Orgs, c.Keys, c.KeyUses, c.Licences, c.Prices, c.Offers, c.Ledger, c.Usage, c.Audit, c.Pending)
+	return fmt.Sprintf("%d organisations, %d keys (%d with a last use), %d licences, %d prices, %d offers, %d ledger entries, %d usage counters, %d audit entries, %d pending worded answers, %d people",
+		c.Orgs, c.Keys, c.KeyUses, c.Licences, c.Prices, c.Offers, c.Ledger, c.Usage, c.Audit, c.Pending, c.Users)
 }
 
 // sharedTables are the tables Import requires empty.
-var sharedTables = []string{"orgs", "keys", "key_uses", "licences", "prices", "offers", "ledger", "usage", "reservations", "audit"}
+var sharedTables = []string{"orgs", "keys", "key_uses", "licences", "prices", "offers", "ledger", "usage", "reservations", "audit", "users"}
 
 // Source is a store to copy shared state from: a data file
 // (*bolt.Store) implements it.
@@ -35,16 +35,19 @@ type Source interface {
 	// PendingAnswers returns the reservations neither committed nor
 	// refunded and the highest reservation id made so far.
 	PendingAnswers() (pending []state.Reservation, lastID uint64, err error)
+	// StoredUsers returns every person with their password hash.
+	StoredUsers() ([]state.StoredUser, error)
 }
 
 // Import copies the shared state of a data file into this database, which
 // must hold none: organisations with their balances, keys (digests only)
 // and their last uses, licences, every dataset's price, offers, ledgers,
-// usage counters, the audit log and the pending worded answers (which
-// RecoverPending then refunds). Everything is read from src first and
-// written in one transaction: on any error nothing is written. Users and
-// console sessions, the grid and the datasets are not state and stay in
-// the file. Errors: ErrExists when the database already holds shared
+// usage counters, the audit log, the pending worded answers (which
+// RecoverPending then refunds) and the web application's people with
+// their password hashes and memberships. Everything is read from src
+// first and written in one transaction: on any error nothing is written.
+// Console sessions are not copied (people sign in again); the grid and
+// the datasets are not state and stay in the file. Errors: ErrExists when the database already holds shared
 // state; the file's and the database's. Run it with the data file not
 // being served, so that it does not change underneath.
 func (s *Store) Import(src Source) (ImportCounts, error) {
@@ -82,6 +85,10 @@ func (s *Store) Import(src Source) (ImportCounts, error) {
 		return c, err
 	}
 	pending, lastReservation, err := src.PendingAnswers()
+	if err != nil {
+		return c, err
+	}
+	users, err := src.StoredUsers()
 	if err != nil {
 		return c, err
 	}
@@ -224,6 +231,24 @@ func (s *Store) Import(src Source) (ImportCounts, error) {
 		if err := copyRows("reservations", []string{"id", "org", "key_id", "request_id", "source", "credits", "month", "day", "time"}, rows); err != nil {
 			return err
 		}
+		rows = nil
+		var members [][]any
+		for _, u := range users {
+			var temp *time.Time
+			if !u.TempExpires.IsZero() {
+				temp = &u.TempExpires
+			}
+			rows = append(rows, []any{u.Name, nullEmail(u.Email), u.Hash, u.MustChange, temp, u.Created, u.PasswordSet})
+			for _, m := range u.Orgs {
+				members = append(members, []any{u.Name, m.Org, m.Role})
+			}
+		}
+		if err := copyRows("users", []string{"name", "email", "hash", "must_change", "temp_expires", "created", "password_set"}, rows); err != nil {
+			return err
+		}
+		if err := copyRows("memberships", []string{"name", "org", "role"}, members); err != nil {
+			return err
+		}
 		if lastReservation > 0 {
 			if _, err := tx.Exec(ctx, "SELECT setval(pg_get_serial_sequence('reservations', 'id'), $1)", int64(lastReservation)); err != nil {
 				return err
@@ -234,6 +259,6 @@ func (s *Store) Import(src Source) (ImportCounts, error) {
 	if err != nil {
 		return ImportCounts{}, s.wrap(err)
 	}
-	c.Orgs, c.Keys, c.Licences, c.Prices, c.Offers, c.Audit, c.Pending = len(orgs), len(keys), len(licences), len(datasets), len(offers), len(audit), len(pending)
+	c.Orgs, c.Keys, c.Licences, c.Prices, c.Offers, c.Audit, c.Pending, c.Users = len(orgs), len(keys), len(licences), len(datasets), len(offers), len(audit), len(pending), len(users)
 	return c, nil
 }

@@ -364,3 +364,21 @@ func (s *Store) Readable(k state.Key) ([]state.Access, error) {
 	}
 	return state.ReadableBy(k, all, mode), nil
 }
+
+// AdoptPrices gives each of the node's datasets ds that has no price in
+// the database the one ds holds, in one statement: the first node to
+// serve or import a dataset sets its price, and from then on the
+// database's is the one every node charges and shows, whatever a node's
+// file says (admin.Ops.TermsDrift reports the difference).
+func (s *Store) AdoptPrices(ds []state.Dataset) error {
+	ids := make([]string, len(ds))
+	prices := make([]int64, len(ds))
+	for i, d := range ds {
+		ids[i], prices[i] = d.ID, d.Price
+	}
+	return s.read(func(ctx context.Context) error {
+		_, err := s.pool.Exec(ctx, `INSERT INTO prices (dataset, price) SELECT * FROM unnest($1::text[], $2::bigint[])
+			ON CONFLICT (dataset) DO NOTHING`, ids, prices)
+		return err
+	})
+}

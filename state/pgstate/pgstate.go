@@ -189,7 +189,8 @@ func pgCode(err error) string {
 // isKind reports whether err is already one of the kinds a caller tests
 // for, worded for a person.
 func isKind(err error) bool {
-	for _, k := range []error{state.ErrInvalid, state.ErrNotFound, state.ErrExists, state.ErrNoAllowance, state.ErrCorrupt, ErrSchema, errNoCatalogue} {
+	for _, k := range []error{state.ErrInvalid, state.ErrNotFound, state.ErrExists, state.ErrNoAllowance, state.ErrCorrupt, ErrSchema, errNoCatalogue,
+		state.ErrBadSignIn, state.ErrPasswordExpired, state.ErrSessionExpired} {
 		if errors.Is(err, k) {
 			return true
 		}

@@ -43,6 +43,9 @@ func Run(t *testing.T, open func(t *testing.T) Env) {
 		{"Audit", testAudit},
 		{"AuditedChange", testAuditedChange},
 		{"ConcurrentCharges", testConcurrentCharges},
+		{"People", testPeople},
+		{"Sessions", testSessions},
+		{"AuditedPeople", testAuditedPeople},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
