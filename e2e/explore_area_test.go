@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // Browser tests of Explore's questions about areas (issue 23, parts 6
@@ -134,6 +135,42 @@ func TestBrowser_ExploreAreas(t *testing.T) {
 		}
 	})
 
+	t.Run("a place named in the question", func(t *testing.T) {
+		demo.chooseArea("selection")
+		run(demo, chromedp.Evaluate[bool](`document.getElementById('clear').click(), true`))
+		demo.waitFor("no selection", `document.getElementById('explore').dataset.selected === '0'`, 5*time.Second)
+		a := demo.askInPage("How many people live in Dala?")
+		if area := demo.lastArea(); area != `{"inQuestion":true}` {
+			t.Errorf("the area sent: %s", area)
+		}
+		want, _ := apiFigure(`{"place":"Dala","kind":"lga"}`, "How many people live here?")
+		same("Dala named", a, want)
+		// A question that names no place, with nothing selected, says
+		// what to do.
+		qj, _ := json.Marshal("How many people live here?")
+		run(demo, chromedp.Evaluate[bool](`document.getElementById('question').value = `+string(qj)+`, document.getElementById('ask').click(), true`))
+		demo.waitFor("the advice", `(document.querySelector('#answer .notice') || {}).textContent?.includes('name a place in the question') === true`, 30*time.Second)
+	})
+
+	t.Run("the frames in view", func(t *testing.T) {
+		demo.chooseArea("view")
+		demo.jump(8.52, 12.0, 12)
+		a := demo.askInPage("How many people live here?")
+		area := demo.lastArea()
+		var spec struct {
+			BBox []float64 `json:"bbox"`
+		}
+		json.Unmarshal([]byte(area), &spec)
+		if len(spec.BBox) != 4 || spec.BBox[0] > 8.52 || spec.BBox[2] < 8.52 || spec.BBox[1] > 12 || spec.BBox[3] < 12 {
+			t.Fatalf("the box sent: %s", area)
+		}
+		want, _ := apiFigure(area, "How many people live here?")
+		same("the view", a, want)
+		if ar, _ := a["area"].(map[string]any); ar["kind"] != "bbox" {
+			t.Errorf("the view's area: %v", ar)
+		}
+	})
+
 	t.Run("ring", func(t *testing.T) {
 		demo.chooseArea("ring")
 		run(demo, chromedp.Evaluate[bool](`document.getElementById('ring-km').value = '3', document.getElementById('ring-km').dispatchEvent(new Event('input')), true`))
@@ -157,6 +194,12 @@ func TestBrowser_ExploreAreas(t *testing.T) {
 		if km2, _ := ar["km2"].(float64); math.Abs(km2-math.Pi*9)/(math.Pi*9) > 0.005 || ar["kind"] != "ring" || ar["partial"] != true {
 			t.Errorf("the ring's area: %v; a 3 km circle is %.3f km²", ar, math.Pi*9)
 		}
+		// From the keyboard: Enter on the map places the centre at the
+		// map's centre.
+		demo.jump(8.6, 12.1, 11)
+		run(demo, chromedp.Evaluate[bool](`window.frameindexMap.getCanvas().focus(), true`))
+		demo.do(chromedp.KeyEvent(kb.Enter))
+		demo.waitFor("the centre from the keyboard", `document.getElementById('area-now').textContent.includes('around 12.1000, 8.6000')`, 5*time.Second)
 	})
 
 	t.Run("polygon", func(t *testing.T) {

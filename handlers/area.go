@@ -200,13 +200,18 @@ func groupByPlaces(pl *plan.Plan, cat *area.Catalogue) {
 // 0.001, and without frameIds for more than 50 frames.
 func encodeAreaInsight(res *insight.Answer, pl *plan.Plan, a *area.Area, ans *access.Answer, wd wording) ([]byte, error) {
 	out := insightBody(res, pl, ans, wd)
-	shown := *a
-	shown.Km2 = math.Round(a.Km2*1000) / 1000
-	out.Area = &shown
+	out.Area = shownArea(a)
 	if a.FrameCount > maxInsightFrames {
 		out.FrameIDs = nil
 	}
 	return marshalData(out)
+}
+
+// shownArea is a as answers show it: its km² to 0.001.
+func shownArea(a *area.Area) *area.Area {
+	shown := *a
+	shown.Km2 = math.Round(a.Km2*1000) / 1000
+	return &shown
 }
 
 // checkPlaces checks names against the frames at pos (ascending).

@@ -105,8 +105,7 @@ func (s *Server) handleAreaQuote(w http.ResponseWriter, r *http.Request) {
 		reads = append(reads, quoteRead{Dataset: a.ID, Name: name, Frames: a.Frames, Credits: a.Price})
 		total = satAdd(total, a.Price)
 	}
-	shown := *q.area
-	body, err := marshalData(map[string]any{"area": &shown, "reads": reads, "credits": total})
+	body, err := marshalData(map[string]any{"area": shownArea(q.area), "reads": reads, "credits": total})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

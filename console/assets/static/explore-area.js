@@ -85,19 +85,19 @@
     let text;
     switch (mode) {
       case "place":
-        text = "Asking about " + place.name + " (" + place.kind + (place.within ? ", " + place.within : "") + ", " + fmt(place.frames) + " frames).";
+        text = "Asking about " + place.name + " (" + place.kind + (place.within ? ", " + place.within : "") + ").";
         break;
       case "view":
         text = "Asking about the frames in view (frames at the edges count by the share inside).";
         break;
       case "polygon":
         text = closed ? "Asking about the shape drawn (" + vertices.length + " corners; frames at its edges count by the share inside)."
-          : vertices.length ? "Drawing: " + vertices.length + " corner" + (vertices.length === 1 ? "" : "s") + ". Click to add corners; double-click or Finish to close the shape."
-            : "Click on the map to place the corners of a shape; double-click or Finish to close it.";
+          : vertices.length ? "Drawing: " + vertices.length + " corner" + (vertices.length === 1 ? "" : "s") + ". Click to add corners (or press Enter on the map for its centre); double-click or Finish to close the shape."
+            : "Click on the map to place the corners of a shape (or press Enter on the map for its centre); double-click or Finish to close it.";
         break;
       case "ring":
         text = ring ? "Asking about " + (radius() ? fmt(radius()) + " km" : "a ring") + " around " + ring[1].toFixed(4) + ", " + ring[0].toFixed(4) + " (frames at its edge count by the share inside)."
-          : "Click on the map to place the ring's centre.";
+          : "Click on the map to place the ring's centre (or press Enter on the map for its centre).";
         break;
       default:
         text = "Asking about the selected frames; with none selected, about the place the question names (\u201cHow many people live in Dala?\u201d).";
@@ -222,11 +222,15 @@
       r = await post("area/quote", body);
     }
     if (!r.ok) {
-      answer.replaceChildren(el("p", { class: "notice", text: errorText(r) }));
+      const hint = body.area.inQuestion && r.status === 400 ? "Select frames on the map, choose an area under Ask about, or name a place in the question. " : "";
+      answer.replaceChildren(el("p", { class: "notice", text: hint + errorText(r) }));
       return false;
     }
     const qd = r.body.data;
     root.dataset.quoteCredits = String(qd.credits);
+    // What the server resolved the area to, as the answer will say.
+    now.textContent = "Asking about " + qd.area.name + " (" + qd.area.kind + (qd.area.parent ? ", " + qd.area.parent : "") + "): " +
+      fmt(qd.area.frameCount) + (qd.area.frameCount === 1 ? " frame, " : " frames, ") + fmt(qd.area.km2) + " km².";
     if (!qd.credits) return true;
     const what = qd.reads.map((x) => x.name + " (" + x.dataset + ") on " + fmt(x.frames) + (x.frames === 1 ? " frame" : " frames") + ": " + fmt(x.credits) + (x.credits === 1 ? " credit" : " credits")).join("; ");
     return new Promise((resolve) => {

@@ -495,6 +495,7 @@
     }
     if (e.key !== "Enter") return;
     e.preventDefault();
+    if (hooks.click && hooks.click({ lngLat: map.getCenter(), originalEvent: e })) return;
     const frame = await frameAt(map.getCenter());
     if (!frame) return;
     if (e.shiftKey || $("add-mode").checked) {
