@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"slices"
 
 	"frameindex/grid"
 	"frameindex/plan"
@@ -92,10 +93,13 @@ func (s *Server) handleAreaQuote(w http.ResponseWriter, r *http.Request) {
 	// The answer is computed, not charged and not shown, so that the
 	// datasets quoted are exactly those the answer would use (a profile
 	// uses every dataset that records something; "population" only one).
-	res := s.compute(q.pl, &q.in)
+	var used []string
+	if slices.ContainsFunc(q.ans.Access, func(a state.Access) bool { return a.PerQuery }) {
+		used = s.compute(q.pl, &q.in).Used
+	}
 	reads := []quoteRead{}
 	var total int64
-	for _, a := range q.ans.UsedPerQuery(res.Used) {
+	for _, a := range q.ans.UsedPerQuery(used) {
 		name := a.ID
 		for _, acc := range q.ans.Access {
 			if acc.Dataset.ID == a.ID && acc.Dataset.Name != "" {
