@@ -185,20 +185,35 @@ func buildColumns(s RecordScanner, d state.Dataset) (*DatasetColumns, error) {
 // dataset records nothing), for Column and FeatureColumn: a merge when
 // frames ascend, else a binary search per frame.
 func (dc *DatasetColumns) Positions(frames []uint64) []int32 {
-	pos := make([]int32, len(frames))
+	pos, _ := dc.positionsInto(frames, nil)
+	return pos
+}
+
+// positionsInto is Positions written into buf (grown when short), and
+// whether the positions are 0, 1, 2, …, one per record: frames are every
+// frame the dataset records, in order, so that a column is the cached
+// one as it is (ColumnAll).
+func (dc *DatasetColumns) positionsInto(frames []uint64, buf []int32) (pos []int32, all bool) {
+	if cap(buf) < len(frames) {
+		buf = make([]int32, len(frames))
+	}
+	pos = buf[:len(frames)]
 	if slices.IsSorted(frames) {
-		j := 0
+		j, found := 0, 0
 		for i, f := range frames {
 			for j < len(dc.Frames) && dc.Frames[j] < f {
 				j++
 			}
 			if j < len(dc.Frames) && dc.Frames[j] == f {
 				pos[i] = int32(j)
+				found++
 			} else {
 				pos[i] = -1
 			}
 		}
-		return pos
+		// Both ascend without repeats: every frame found and as many as
+		// the records means position i is record i.
+		return pos, found == len(dc.Frames) && len(frames) == len(dc.Frames)
 	}
 	for i, f := range frames {
 		if k, ok := slices.BinarySearch(dc.Frames, f); ok {
@@ -207,7 +222,25 @@ func (dc *DatasetColumns) Positions(frames []uint64) []int32 {
 			pos[i] = -1
 		}
 	}
-	return pos
+	return pos, false
+}
+
+// ColumnAll is attribute attr on every frame the dataset records, in
+// order: the cached arrays themselves, not a copy, so it must not be
+// modified (the engine only reads its columns).
+func (dc *DatasetColumns) ColumnAll(attr string) (insight.Column, bool) {
+	at, ok := dc.attrs[attr]
+	if !ok {
+		return insight.Column{}, false
+	}
+	col := insight.Column{Dataset: dc.ID, Attr: engineAttribute(at)}
+	if v, ok := dc.num[attr]; ok {
+		col.Num = v
+		return col, true
+	}
+	c := dc.cat[attr]
+	col.Dict, col.Codes = c.dict, c.codes
+	return col, true
 }
 
 // Recorded counts the positions that hold a record, and the features on

@@ -144,3 +144,46 @@ func TestColumnsBound(t *testing.T) {
 		t.Errorf("%d versions kept over the bound", n)
 	}
 }
+
+// TestColumnsEveryFrameInPlace: frames that are every frame a dataset
+// records, in order, read its cached arrays themselves (no copy); any
+// other frame set is copied, with the same values.
+func TestColumnsEveryFrameInPlace(t *testing.T) {
+	recs := &fakeRecords{
+		frames: []uint64{3, 7, 9, 12},
+		counts: []int{0, 2, 0, 1},
+		attrs:  []string{`{"people":10,"class":"urban"}`, `{"people":2.5}`, `{"class":"rural"}`, `{"people":1}`},
+	}
+	dc, err := NewColumns(1<<20).Dataset(recs, columnsDataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		frames []uint64
+		all    bool
+	}{
+		{[]uint64{3, 7, 9, 12}, true},
+		{[]uint64{3, 7, 9}, false},
+		{[]uint64{3, 7, 9, 12, 13}, false},
+		{[]uint64{1, 7, 9, 12}, false},
+		{[]uint64{12, 9, 7, 3}, false},
+	} {
+		buf := make([]int32, 1)
+		pos, all := dc.positionsInto(c.frames, buf)
+		if all != c.all || !slices.Equal(pos, dc.Positions(c.frames)) {
+			t.Errorf("%v: all %v, positions %v", c.frames, all, pos)
+		}
+	}
+	shared, _ := dc.ColumnAll("people")
+	copied, _ := dc.Column("people", dc.Positions(recs.frames))
+	if &shared.Num[0] != &dc.num["people"][0] || len(shared.Num) != 4 || !slices.EqualFunc(shared.Num, copied.Num, func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }) {
+		t.Errorf("in place %v, copied %v", shared.Num, copied.Num)
+	}
+	cls, _ := dc.ColumnAll("class")
+	if &cls.Codes[0] != &dc.cat["class"].codes[0] || cls.Dict[cls.Codes[2]] != "rural" || cls.Codes[1] != -1 {
+		t.Errorf("class in place: %v %v", cls.Codes, cls.Dict)
+	}
+	if _, ok := dc.ColumnAll("nope"); ok {
+		t.Error("an undeclared attribute was found")
+	}
+}

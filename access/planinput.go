@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"frameindex/insight"
@@ -173,6 +174,13 @@ func (a *Answer) FrameSetInput(p *plan.Plan, q Question, fs insight.FrameSet, co
 	in := a.baseInput(q, near)
 	in.Frames = fs
 	want := planAttributes(p)
+	// One buffer of positions serves every dataset, and the next request:
+	// the columns are copied out of the cache through it (or, for every
+	// frame a dataset records, are the cache's own arrays), so a question
+	// about the whole country allocates its columns and nothing per
+	// dataset besides.
+	bp := positionBuffers.Get().(*[]int32)
+	defer positionBuffers.Put(bp)
 	for di := range a.Access {
 		if a.State[di].LeftOut {
 			continue
@@ -182,7 +190,8 @@ func (a *Answer) FrameSetInput(p *plan.Plan, q Question, fs insight.FrameSet, co
 		if err != nil {
 			return in, err
 		}
-		pos := dc.Positions(fs.IDs)
+		pos, all := dc.positionsInto(fs.IDs, *bp)
+		*bp = pos
 		frames, features := dc.Recorded(pos)
 		in.Presence[d.ID] = insight.Presence{Frames: frames, Features: features}
 		if frames > 0 {
@@ -192,7 +201,12 @@ func (a *Answer) FrameSetInput(p *plan.Plan, q Question, fs insight.FrameSet, co
 		}
 		for _, at := range d.Attributes {
 			if p.Agg == plan.AggProfile || want[d.ID+"."+at.Name] {
-				col, _ := dc.Column(at.Name, pos)
+				var col insight.Column
+				if all {
+					col, _ = dc.ColumnAll(at.Name)
+				} else {
+					col, _ = dc.Column(at.Name, pos)
+				}
 				col.DatasetName = d.Name
 				in.Columns = append(in.Columns, col)
 			}
@@ -205,6 +219,9 @@ func (a *Answer) FrameSetInput(p *plan.Plan, q Question, fs insight.FrameSet, co
 	}
 	return in, nil
 }
+
+// positionBuffers are FrameSetInput's buffers of record positions.
+var positionBuffers = sync.Pool{New: func() any { return new([]int32) }}
 
 // planAttributes are the "dataset.attribute" names p reads ("dataset." for
 // a feature count).

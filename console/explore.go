@@ -94,6 +94,7 @@ func (s *Server) exploreRoutes() {
 	m.HandleFunc("GET /console/explore/breaks", s.authed(s.ownPage(s.handleBreaks), false))
 	m.HandleFunc("GET /console/explore/lines/{layer}/{z}/{y}/{x}", s.authed(s.ownPage(s.handleLines), false))
 	m.HandleFunc("GET /console/vendor/maplibre-gl/{file}", s.handleVendor)
+	s.exploreAreaRoutes()
 }
 
 // writeJSONError answers a call of the map with the API's envelope.
@@ -374,35 +375,50 @@ func (s *Server) exploreAPI(apiPath string, params ...string) http.HandlerFunc {
 	}
 }
 
-// maxQuestionBody bounds the body of a question from the map; the API's
-// own bound (1 MiB) is far above what 50 ids and 1,000 characters need.
-const maxQuestionBody = 32 << 10
+// maxQuestionBody bounds the body of a question from the map: 50 ids or
+// an area (a drawn polygon of a few thousand corners) and 1,000
+// characters; the API's own bound is 1 MiB.
+const maxQuestionBody = 256 << 10
 
 // handleExploreAsk serves a question: POST /v1/frames/insight with the
 // JSON body as sent (the API decodes it strictly). The CSRF token comes in
 // the X-CSRF-Token header (authed checks it).
 func (s *Server) handleExploreAsk(w http.ResponseWriter, r *http.Request) {
+	if body, ok := readQuestionBody(w, r); ok {
+		s.serveAs(w, r, http.MethodPost, "/v1/frames/insight", "", body)
+	}
+}
+
+// readQuestionBody reads the body of a question from the map, or answers
+// 400 and returns false.
+func readQuestionBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxQuestionBody+1))
 	if err != nil {
 		writeJSONError(w, http.StatusBadRequest, "invalid_body", "the question could not be read")
-		return
+		return nil, false
 	}
 	if len(body) > maxQuestionBody {
-		writeJSONError(w, http.StatusBadRequest, "invalid_body", "the question's body is over 32 KiB")
-		return
+		writeJSONError(w, http.StatusBadRequest, "invalid_body", "the question's body is over 256 KiB: draw a simpler shape")
+		return nil, false
 	}
-	s.serveAs(w, r, http.MethodPost, "/v1/frames/insight", "", body)
+	return body, true
 }
 
 // serveAs hands one API call to the API on behalf of the person's key.
 // Only the method, path, query, body and Accept-Encoding reach the API:
 // no cookie, no header of the browser's choosing.
 func (s *Server) serveAs(w http.ResponseWriter, r *http.Request, method, apiPath, rawQuery string, body []byte) {
-	e := s.explore
-	if e.api == nil {
+	if s.explore.api == nil {
 		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", "this server runs the web application without the API")
 		return
 	}
+	s.serveVia(w, r, method, apiPath, rawQuery, body, s.explore.api.ServeAs)
+}
+
+// serveVia is serveAs through serve, the API's ServeAs or another call it
+// answers on behalf of a key (explore_area.go).
+func (s *Server) serveVia(w http.ResponseWriter, r *http.Request, method, apiPath, rawQuery string, body []byte,
+	serve func(http.ResponseWriter, *http.Request, state.Key)) {
 	key, err := s.exploreKey(r, false)
 	if errors.Is(err, state.ErrNotFound) {
 		writeJSONError(w, http.StatusUnauthorized, "invalid_key",
@@ -432,7 +448,7 @@ func (s *Server) serveAs(w http.ResponseWriter, r *http.Request, method, apiPath
 	h := w.Header()
 	h.Del("Content-Security-Policy") // not a page
 	s.uses.Seen(key.ID, s.now())     // shown as the key's last use under Developers
-	e.api.ServeAs(noChallenge{w}, r2, key)
+	serve(noChallenge{w}, r2, key)
 }
 
 // noChallenge drops WWW-Authenticate from the API's answers: a Basic

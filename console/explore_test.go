@@ -192,12 +192,18 @@ func TestExplore_PageMintsOneKey(t *testing.T) {
 	}
 }
 
-func TestExplore_CallsGoThroughTheAPI(t *testing.T) {
+// exploreSession signs mo of acme in to the Explore fixture and returns
+// mo's client, Explore key and the page's CSRF token.
+func exploreSession(t *testing.T) (*fixture, *fakeAPI, *client, state.Key, string) {
+	t.Helper()
 	f, api := exploreFixture(t)
 	c := f.signedIn("mo")
 	c.openExplore()
-	key := consoleKeys(t, f, "acme", "mo")[0]
-	csrf := c.csrf("/console/explore")
+	return f, api, c, consoleKeys(t, f, "acme", "mo")[0], c.csrf("/console/explore")
+}
+
+func TestExplore_CallsGoThroughTheAPI(t *testing.T) {
+	f, api, c, key, csrf := exploreSession(t)
 	tests := []struct {
 		name      string
 		method    string
@@ -229,7 +235,7 @@ func TestExplore_CallsGoThroughTheAPI(t *testing.T) {
 			header: []string{"X-CSRF-Token", "nope", "Content-Type", "application/json"}, status: 403},
 		{name: "question from another site", method: "POST", path: "/console/explore/api/insight", body: `{"frameIds":["1"]}`,
 			header: []string{"X-CSRF-Token", csrf, "Content-Type", "application/json", "Sec-Fetch-Site", "cross-site"}, status: 403},
-		{name: "question too large", method: "POST", path: "/console/explore/api/insight", body: `{"question":"` + strings.Repeat("a", 40<<10) + `"}`,
+		{name: "question too large", method: "POST", path: "/console/explore/api/insight", body: `{"question":"` + strings.Repeat("a", 300<<10) + `"}`,
 			header: []string{"X-CSRF-Token", csrf, "Content-Type", "application/json"}, status: 400, code: "invalid_body"},
 		{name: "an API key is refused", path: "/console/explore/api/at?lat=9&lon=7", header: []string{"Authorization", "Bearer svc_sk_x"}, status: 401},
 		// A GET that may spend credits needs proof that the map's own page

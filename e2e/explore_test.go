@@ -137,12 +137,22 @@ func (p *person) mapPoint(lon, lat float64) (x, y float64) {
 // exploreDemo serves the demo and signs its owner in, on the Explore page.
 func exploreDemo(t *testing.T) (*server, string, *person) {
 	t.Helper()
+	return exploreDemoWith(t, nil, nil)
+}
+
+// exploreDemoWith is exploreDemo with more arguments for the demo and a
+// step (an import) run on its data file before the sign-in.
+func exploreDemoWith(t *testing.T, args []string, prepare func(data string)) (*server, string, *person) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("short: the demo builds the national grid")
 	}
 	chromiumPath(t)
 	data := filepath.Join(t.TempDir(), "demo.db")
-	srv := startServer(t, "demo", "--data", data, "--addr", "127.0.0.1:0", "--model", "")
+	srv := startServer(t, append([]string{"demo", "--data", data, "--addr", "127.0.0.1:0", "--model", ""}, args...)...)
+	if prepare != nil {
+		prepare(data)
+	}
 	m := demoSignIn.FindStringSubmatch(srv.stdout.String())
 	if m == nil {
 		t.Fatalf("demo banner lacks the sign-in:\n%s", srv.stdout)

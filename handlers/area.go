@@ -74,28 +74,61 @@ var errNoScanner = errors.New("handlers: no dataset scanner for questions about 
 // the nearest-feature indexes, and the answer computed and charged as
 // AskPlan does. The answer carries area; frameIds only up to 50 frames.
 func (s *Server) handleAreaInsight(w http.ResponseWriter, r *http.Request, key state.Key, p insightParams) {
-	if s.data == nil {
-		s.writeError(w, r, errNoData)
+	q, err := s.prepareArea(key, p)
+	if err != nil {
+		s.writeError(w, r, err)
 		return
 	}
-	if s.scanner == nil {
-		s.writeError(w, r, errNoScanner)
+	res, err := q.ans.AskPlan(r.Context(), s.data, key, requestIDOf(w), s.now(), q.in,
+		func(in *insight.Input) *insight.Answer { return s.compute(q.pl, in) })
+	if err != nil {
+		s.writeError(w, r, err)
 		return
+	}
+	s.countCharges(q.ans)
+	wd := s.word(w, r, key, p, res.Insight)
+	body, err := encodeAreaInsight(res, q.pl, q.area, q.ans, wd)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// areaQuestion is a question about an area made ready for the engine:
+// what the key reads, the area, its catalogue and frames, the plan and
+// the engine's input (nothing charged yet).
+type areaQuestion struct {
+	ans    *access.Answer
+	cat    *area.Catalogue
+	area   *area.Area
+	frames *area.Frames
+	pl     *plan.Plan
+	near   map[string]insight.Nearness
+	in     insight.Input
+}
+
+// prepareArea resolves p's area for key and reads the question into the
+// engine's input, as handleAreaInsight and the console's quote need it.
+// Errors are the API's (invalid, not_found) or internal.
+func (s *Server) prepareArea(key state.Key, p insightParams) (*areaQuestion, error) {
+	if s.data == nil {
+		return nil, errNoData
+	}
+	if s.scanner == nil {
+		return nil, errNoScanner
 	}
 	ans, err := access.Readable(s.data, key)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	cat, a, err := s.resolveArea(ans.Access, *p.area, p.question)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	pcat, err := s.catalogueFor(ans)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	pl := plan.Parse(p.question, pcat.cat)
 	if p.register != "" {
@@ -104,8 +137,7 @@ func (s *Server) handleAreaInsight(w http.ResponseWriter, r *http.Request, key s
 	groupByPlaces(pl, cat)
 	near, err := ans.Near(pl, s.plans.reach, s.scanner)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	// Each frame's distance is searched once per features dataset
 	// version and kept (the whole country's coverage reads it).
@@ -120,31 +152,16 @@ func (s *Server) handleAreaInsight(w http.ResponseWriter, r *http.Request, key s
 	fs := insight.FrameSet{IDs: fr.IDs, Lon: fr.Lon, Lat: fr.Lat, AreaKm2: fr.AreaKm2, Weight: fr.Weight}
 	in, err := ans.FrameSetInput(pl, access.Question{Text: p.question, Format: p.format, Register: p.register}, fs, s.plans.cols, s.scanner, near)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	in.Subject = areaSubject(a)
 	if a.Partial {
 		in.WeightNote = "by the share of each frame's area inside the " + map[string]string{"bbox": "box", "polygon": "polygon", "ring": "ring"}[a.Kind]
 	}
 	if in.Places, err = checkPlaces(cat, pl.Places, a.Pos); err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
-	res, err := ans.AskPlan(r.Context(), s.data, key, requestIDOf(w), s.now(), in,
-		func(in *insight.Input) *insight.Answer { return s.compute(pl, in) })
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	s.countCharges(ans)
-	wd := s.word(w, r, key, p, res.Insight)
-	body, err := encodeAreaInsight(res, pl, a, ans, wd)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, body)
+	return &areaQuestion{ans: ans, cat: cat, area: a, frames: fr, pl: pl, near: near, in: in}, nil
 }
 
 // areaSubject names an area in the answer's sentences: "Dala LGA",
@@ -183,13 +200,18 @@ func groupByPlaces(pl *plan.Plan, cat *area.Catalogue) {
 // 0.001, and without frameIds for more than 50 frames.
 func encodeAreaInsight(res *insight.Answer, pl *plan.Plan, a *area.Area, ans *access.Answer, wd wording) ([]byte, error) {
 	out := insightBody(res, pl, ans, wd)
-	shown := *a
-	shown.Km2 = math.Round(a.Km2*1000) / 1000
-	out.Area = &shown
+	out.Area = shownArea(a)
 	if a.FrameCount > maxInsightFrames {
 		out.FrameIDs = nil
 	}
 	return marshalData(out)
+}
+
+// shownArea is a as answers show it: its km² to 0.001.
+func shownArea(a *area.Area) *area.Area {
+	shown := *a
+	shown.Km2 = math.Round(a.Km2*1000) / 1000
+	return &shown
 }
 
 // checkPlaces checks names against the frames at pos (ascending).

@@ -152,6 +152,7 @@ func Compute(p *plan.Plan, in *Input) *Answer {
 	}
 	c.ans.Confidence, c.ans.Unread = p.Confidence(), p.Unread()
 	c.ans.ReadAs = p.Describe(c.frameCount())
+	c.all = make([]int32, 0, len(in.Frames.IDs))
 	for i := range in.Frames.IDs {
 		if in.Frames.Weight == nil || in.Frames.Weight[i] > 0 {
 			c.all = append(c.all, int32(i))

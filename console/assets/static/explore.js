@@ -111,6 +111,12 @@
   map.addControl(new maplibregl.NavigationControl({ showCompass: false }), "top-right");
   map.addControl(new maplibregl.ScaleControl({ unit: "metric" }), "bottom-right");
   window.frameindexMap = map; // for the browser tests
+  // What explore-area.js (questions about areas) fills in: area(q)
+  // returns the area a question is about (null: the selection), before
+  // resolves false to stop a question, after sees its answer, click
+  // returns true when it took a click of the map, place hears of a
+  // place chosen from "Find a place".
+  const hooks = {};
 
   let rateLimited = 0;
   map.on("error", (e) => {
@@ -273,6 +279,7 @@
         el("span", { class: "kind", text: p.kind + (p.within ? ", " + p.within : "") + " · " + fmt(p.frames) + " frames" }));
       b.addEventListener("click", () => {
         flyTo(p.bbox);
+        if (hooks.place) hooks.place(p);
         status("Showing " + p.name + " (" + p.kind + ").");
         mapCanvas.focus({ preventScroll: true });
       });
@@ -280,6 +287,7 @@
     }));
     if (list.length === 1 || list[0].name.toLowerCase() === q.toLowerCase()) {
       flyTo(list[0].bbox);
+      if (hooks.place) hooks.place(list[0]);
       status("Showing " + list[0].name + " (" + list[0].kind + ").");
     }
   });
@@ -393,6 +401,7 @@
   // removes it.
   map.on("click", async (e) => {
     if (boxJustDrawn) return;
+    if (hooks.click && hooks.click(e)) return;
     const frame = await frameAt(e.lngLat);
     if (!frame) return;
     if (e.originalEvent.shiftKey || $("add-mode").checked) {
@@ -486,6 +495,7 @@
     }
     if (e.key !== "Enter") return;
     e.preventDefault();
+    if (hooks.click && hooks.click({ lngLat: map.getCenter(), originalEvent: e })) return;
     const frame = await frameAt(map.getCenter());
     if (!frame) return;
     if (e.shiftKey || $("add-mode").checked) {
@@ -512,16 +522,19 @@
     ask(question.value.trim());
   });
   async function ask(q) {
-    if (selection.size === 0) {
+    const area = hooks.area ? hooks.area(q, selection.size) : null;
+    if (area === undefined) return; // the area is not ready; said so
+    if (!area && selection.size === 0) {
       answer.replaceChildren(el("p", { class: "notice", text: "Select 1 to " + MAX + " frames on the map first." }));
       return;
     }
-    const body = { frameIds: Array.from(selection.keys()).slice(0, MAX) };
+    const body = area ? { area: area } : { frameIds: Array.from(selection.keys()).slice(0, MAX) };
     if (q) body.question = q;
     const format = askForm.querySelector("input[name=format]:checked").value;
     const register = askForm.querySelector("input[name=register]:checked").value;
     if (format) body.format = format;
     if (register) body.register = register;
+    if (hooks.before && !(await hooks.before(body))) return;
     answer.replaceChildren(el("p", { class: "muted", text: "Asking…" }));
     $("ask").disabled = true;
     const r = await call("api/insight", {
@@ -535,6 +548,7 @@
       return;
     }
     renderAnswer(r.body.data);
+    if (hooks.after) hooks.after(r.body.data, body);
   }
   function renderNarrative(text) {
     const box = el("div", { class: "narrative" });
@@ -598,4 +612,5 @@
   }
 
   drawSelection();
+  window.frameindexExplore = { map: map, root: root, base: base, hooks: hooks, call: call, el: el, fmt: fmt, status: status, errorText: errorText, answer: answer, question: question };
 })();
