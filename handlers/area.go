@@ -123,7 +123,7 @@ func (s *Server) handleAreaInsight(w http.ResponseWriter, r *http.Request, key s
 		s.writeError(w, r, err)
 		return
 	}
-	in.Subject = areaSubject(a)
+	in.Subject = a.Subject()
 	if a.Partial {
 		in.WeightNote = "by the share of each frame's area inside the " + map[string]string{"bbox": "box", "polygon": "polygon", "ring": "ring"}[a.Kind]
 	}
@@ -145,22 +145,6 @@ func (s *Server) handleAreaInsight(w http.ResponseWriter, r *http.Request, key s
 		return
 	}
 	writeJSON(w, http.StatusOK, body)
-}
-
-// areaSubject names an area in the answer's sentences: "Dala LGA",
-// "Kano State", "Nigeria", "the 5 km ring around 8.52, 12".
-func areaSubject(a *area.Area) string {
-	switch a.Kind {
-	case "state":
-		return a.Name + " State"
-	case "lga":
-		return a.Name + " LGA"
-	case "ward", "country":
-		return a.Name
-	case "bbox", "polygon", "ring":
-		return "the " + a.Name
-	}
-	return a.Name + " (" + a.Kind + ")"
 }
 
 // groupByPlaces makes a breakdown by a level of places ("by LGA") group
