@@ -277,6 +277,9 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	// answered as the operator, by a second API server without limits
 	// sharing the first's caches.
 	ops.AskFn = operatorAsk(operatorServer(l.frames.Load, data, store, caches))
+	// frameindex report likewise, through a report engine on the same
+	// caches.
+	ops.ReportFn = operatorReport(operatorReports(l.frames.Load, data, store, caches))
 	go func() {
 		adminDone <- admin.Serve(adminCtx, adminLn, ops, log)
 	}()
