@@ -123,7 +123,7 @@ func (s *Server) handleAreaInsight(w http.ResponseWriter, r *http.Request, key s
 		s.writeError(w, r, err)
 		return
 	}
-	in.Subject = a.Subject()
+	in.Subject = areaSubject(a)
 	if a.Partial {
 		in.WeightNote = "by the share of each frame's area inside the " + map[string]string{"bbox": "box", "polygon": "polygon", "ring": "ring"}[a.Kind]
 	}
@@ -145,6 +145,12 @@ func (s *Server) handleAreaInsight(w http.ResponseWriter, r *http.Request, key s
 		return
 	}
 	writeJSON(w, http.StatusOK, body)
+}
+
+// areaSubject names an area in the answer's sentences: "Dala LGA",
+// "Kano State", "Nigeria", "the 5 km ring around 8.52, 12".
+func areaSubject(a *area.Area) string {
+	return a.Subject()
 }
 
 // groupByPlaces makes a breakdown by a level of places ("by LGA") group
