@@ -2,12 +2,11 @@ package area
 
 import (
 	"math"
-	"slices"
-	"sync"
 	"sync/atomic"
 
 	"frameindex/grid"
 	"frameindex/index"
+	"frameindex/internal/cache"
 )
 
 // Nearness finds the great-circle distance (km) from a point to the
@@ -31,10 +30,7 @@ const FieldLimitKm = 100
 // itself. At most max fields are kept, the least recently used dropped.
 // Safe for concurrent use.
 type Fields struct {
-	mu    sync.Mutex
-	max   int
-	m     map[fieldKey]*field
-	order []fieldKey
+	c *cache.Cache[fieldKey, *field]
 }
 
 type fieldKey struct {
@@ -59,7 +55,7 @@ func NewFields(maxFields int) *Fields {
 	if maxFields <= 0 {
 		maxFields = 8
 	}
-	return &Fields{max: maxFields, m: map[fieldKey]*field{}}
+	return &Fields{cache.New[fieldKey, *field](int64(maxFields), nil)}
 }
 
 // Wrap returns near answering through the field of dataset at version on
@@ -69,24 +65,13 @@ func (f *Fields) Wrap(ix *index.Index, dataset string, version int, near Nearnes
 	if ix == nil || ix.Polygons() || ix.Len() == 0 {
 		return near
 	}
-	k := fieldKey{ix, dataset, version}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	fl := f.m[k]
-	if fl == nil {
-		fl = &field{ix: ix, near: near, bits: make([]atomic.Uint64, ix.Len())}
+	fl, _ := f.c.Get(fieldKey{ix, dataset, version}, func() (*field, error) {
+		fl := &field{ix: ix, near: near, bits: make([]atomic.Uint64, ix.Len())}
 		for i := range fl.bits {
 			fl.bits[i].Store(unknownBits)
 		}
-		f.m[k] = fl
-	} else {
-		f.order = slices.DeleteFunc(f.order, func(x fieldKey) bool { return x == k })
-	}
-	f.order = append(f.order, k)
-	for len(f.order) > f.max {
-		delete(f.m, f.order[0])
-		f.order = f.order[1:]
-	}
+		return fl, nil
+	})
 	return fl
 }
 

@@ -2,6 +2,7 @@ package area
 
 import (
 	"fmt"
+	"frameindex/internal/cache"
 	"frameindex/state"
 	"slices"
 	"sort"
@@ -112,20 +113,12 @@ type placeSet struct {
 // the most recently used few, so memory stays bounded: a set holds one
 // int32 per frame of the grid. Safe for concurrent use.
 type Places struct {
-	scan Scanner
-	max  int
+	scan    Scanner
+	entries *cache.Cache[string, map[string]*placeSet] // attribute -> places
+	fields  *Fields                                    // nearest-feature distances per frame
 
-	mu      sync.Mutex
-	entries map[string]*placeEntry
-	order   []string   // least recently used first
-	area    *areaCache // of the grid last asked about
-	fields  *Fields    // nearest-feature distances per frame
-}
-
-type placeEntry struct {
-	once sync.Once
-	sets map[string]*placeSet // attribute -> places
-	err  error
+	mu   sync.Mutex
+	area *areaCache // of the grid last asked about
 }
 
 // NewPlaces returns a place cache over s keeping at most maxSets dataset
@@ -134,7 +127,7 @@ func NewPlaces(s Scanner, maxSets int) *Places {
 	if maxSets <= 0 {
 		maxSets = 8
 	}
-	return &Places{scan: s, max: maxSets, entries: map[string]*placeEntry{}, fields: NewFields(0)}
+	return &Places{scan: s, entries: cache.New[string, map[string]*placeSet](int64(maxSets), nil), fields: NewFields(0)}
 }
 
 // Near returns near (the nearest-feature search of a features dataset
@@ -150,30 +143,7 @@ func (ps *Places) sets(ix *index.Index, d state.Dataset, attrs []string) (map[st
 	attrs = slices.Clone(attrs)
 	slices.Sort(attrs)
 	key := fmt.Sprintf("%p|%s@%d|%s", ix, d.ID, d.Version, strings.Join(attrs, ","))
-	ps.mu.Lock()
-	e := ps.entries[key]
-	if e == nil {
-		e = &placeEntry{}
-		ps.entries[key] = e
-	} else {
-		ps.order = slices.DeleteFunc(ps.order, func(k string) bool { return k == key })
-	}
-	ps.order = append(ps.order, key)
-	for len(ps.order) > ps.max {
-		delete(ps.entries, ps.order[0])
-		ps.order = ps.order[1:]
-	}
-	ps.mu.Unlock()
-	e.once.Do(func() { e.sets, e.err = ps.build(ix, d, attrs) })
-	if e.err != nil {
-		ps.mu.Lock()
-		if ps.entries[key] == e {
-			delete(ps.entries, key)
-			ps.order = slices.DeleteFunc(ps.order, func(k string) bool { return k == key })
-		}
-		ps.mu.Unlock()
-	}
-	return e.sets, e.err
+	return ps.entries.Get(key, func() (map[string]*placeSet, error) { return ps.build(ix, d, attrs) })
 }
 
 // build scans d once for the places of attrs: for each attribute, the
