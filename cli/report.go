@@ -147,8 +147,8 @@ func reportRequest(f reportFlags) (report.Request, error) {
 		}
 		req.Areas = []area.Spec{b.Area}
 	}
-	if len(req.Areas) > report.MaxCompare {
-		return req, fmt.Errorf("a comparison holds at most %d areas; %d were given", report.MaxCompare, len(req.Areas))
+	if (f.compare != "" || f.compareAround != "") && (len(req.Areas) < 2 || len(req.Areas) > report.MaxCompare) {
+		return req, fmt.Errorf("a comparison holds 2 to %d areas; %d were given", report.MaxCompare, len(req.Areas))
 	}
 	return req, nil
 }

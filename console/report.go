@@ -134,8 +134,8 @@ func reportRequest(q url.Values) (report.Request, error) {
 				req.Areas = append(req.Areas, area.Spec{Place: name, Kind: kind})
 			}
 		}
-		if len(req.Areas) > report.MaxCompare {
-			return req, bad("a comparison holds at most " + strconv.Itoa(report.MaxCompare) + " places")
+		if len(req.Areas) < 2 || len(req.Areas) > report.MaxCompare {
+			return req, bad("a comparison holds 2 to " + strconv.Itoa(report.MaxCompare) + " places separated by commas; it names " + strconv.Itoa(len(req.Areas)))
 		}
 	case q.Get("place") != "":
 		req.Areas = []area.Spec{{Place: q.Get("place"), Kind: q.Get("kind")}}
