@@ -41,7 +41,7 @@ type Engine struct {
 	Word func(ctx context.Context, key state.Key, ins insight.Insight) string
 
 	mu      sync.Mutex
-	country map[string]*AreaFigures // by readable versions and measures
+	figures map[string]*AreaFigures // places' figures by readable versions, measures and place (cachedFigures)
 }
 
 // ErrNoGrid is an Engine without a grid snapshot.

@@ -138,34 +138,47 @@ func (f *AreaFigures) merged() insight.Insight {
 	return m
 }
 
-// countryFigures are the country's figures, computed once per set of
-// readable dataset versions and measures (the whole grid is the slowest
-// area a report reads).
+// countryFigures are the country's figures.
 func (r *Reader) countryFigures(ctx context.Context) (*AreaFigures, error) {
-	var key strings.Builder
-	for _, a := range r.ans.Access {
-		key.WriteString(a.Dataset.ID + "@" + strconv.Itoa(a.Dataset.Version) + "\x00")
-	}
-	key.WriteString(r.M.Population.Dataset + "." + r.M.Population.Attribute + "\x00" + r.M.Buildings.Dataset + "." + r.M.Buildings.Attribute +
-		"\x00" + r.M.Settlement.Dataset + "." + r.M.Settlement.Attribute + "\x00" + r.M.Facilities)
-	r.e.mu.Lock()
-	f := r.e.country[key.String()]
-	r.e.mu.Unlock()
-	if f != nil {
-		return f, nil
-	}
 	a, err := r.Resolve(area.Spec{Place: "national"})
 	if err != nil {
 		return nil, err
 	}
-	if f, err = Figures(ctx, r, a); err != nil {
+	return r.cachedFigures(ctx, a)
+}
+
+// maxCachedFigures bounds the places whose figures an Engine keeps.
+const maxCachedFigures = 256
+
+// cachedFigures are the figures of a place (the country, a parent),
+// computed once per set of readable dataset versions and measures: the
+// country and the states are the slowest areas a report reads, and every
+// report of their LGAs reads them again.
+func (r *Reader) cachedFigures(ctx context.Context, a *area.Area) (*AreaFigures, error) {
+	var key strings.Builder
+	for _, acc := range r.ans.Access {
+		key.WriteString(acc.Dataset.ID + "@" + strconv.Itoa(acc.Dataset.Version) + "\x00")
+	}
+	m := r.M
+	for _, s := range []string{m.Population.Dataset, m.Population.Attribute, m.Buildings.Dataset, m.Buildings.Attribute,
+		m.Settlement.Dataset, m.Settlement.Attribute, m.Facilities, a.Kind, a.Dataset, a.Name, a.Parent} {
+		key.WriteString(s + "\x00")
+	}
+	r.e.mu.Lock()
+	f := r.e.figures[key.String()]
+	r.e.mu.Unlock()
+	if f != nil {
+		return f, nil
+	}
+	f, err := Figures(ctx, r, a)
+	if err != nil {
 		return nil, err
 	}
 	r.e.mu.Lock()
-	if r.e.country == nil || len(r.e.country) >= 16 {
-		r.e.country = map[string]*AreaFigures{}
+	if r.e.figures == nil || len(r.e.figures) >= maxCachedFigures {
+		r.e.figures = map[string]*AreaFigures{}
 	}
-	r.e.country[key.String()] = f
+	r.e.figures[key.String()] = f
 	r.e.mu.Unlock()
 	return f, nil
 }
@@ -208,7 +221,7 @@ func (r *Reader) parentFigures(ctx context.Context, a *area.Area, inp *input) (*
 		// spells it differently): the report goes on without it.
 		return nil, nil
 	}
-	return Figures(ctx, r, p)
+	return r.cachedFigures(ctx, p)
 }
 
 // column reads one category column over a's frames.
