@@ -298,3 +298,18 @@ func BenchmarkReport_LGA(b *testing.B) {
 		mk()
 	}
 }
+
+// TestPrintPDF_NoChromium: without a Chromium the PDF is refused with a
+// message saying what to install, and nothing is written.
+func TestPrintPDF_NoChromium(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("FRAMEINDEX_CHROMIUM", "")
+	out := filepath.Join(t.TempDir(), "r.pdf")
+	err := PrintPDF(context.Background(), []byte("<!DOCTYPE html><p>x"), out)
+	if !errors.Is(err, ErrNoChromium) || !strings.Contains(err.Error(), "apt-get install chromium") || !strings.Contains(err.Error(), ".html") {
+		t.Fatalf("%v, want ErrNoChromium saying to install it or write .html", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a file was written: %v", err)
+	}
+}
