@@ -41,6 +41,7 @@ var (
 	ExportGridOp = Operation[GridExport, ExportView]{OpGridExport, (*Ops).ExportGrid, false}
 	GridInfoOp   = Operation[NoArgs, GridView]{OpGridInfo, noArgs((*Ops).GridInfo), false}
 	AskOp        = Operation[AskReq, AskResult]{OpAsk, (*Ops).Ask, false}
+	ReportOp     = Operation[ReportReq, ReportResult]{OpReport, (*Ops).Report, false}
 	CheckOp      = Operation[NoArgs, bolt.CheckReport]{OpCheck, noArgs((*Ops).CheckLive), false}
 	CompactOp    = Operation[NoArgs, bolt.CompactReport]{OpCompact, noArgs((*Ops).Compact), false}
 

@@ -34,6 +34,7 @@ const (
 	OpGridImport = "grid.import"
 	OpGridInfo   = "grid.info"
 	OpAsk        = "ask"
+	OpReport     = "report"
 )
 
 // Change tells a server what an operation altered, so it can refresh what it
@@ -78,6 +79,11 @@ type Ops struct {
 	// API. nil makes Ask an error saying to run `frameindex ask` without a
 	// server.
 	AskFn func(ctx context.Context, body []byte) (status int, resp []byte)
+	// ReportFn makes a place report or comparison (a report.Request as
+	// JSON) as the operator: a running server's report engine, sharing
+	// its caches. nil makes Report an error saying to run `frameindex
+	// report` without a server.
+	ReportFn func(ctx context.Context, req []byte) ([]byte, error)
 	// Stdin is what an import input "-" reads: the command's standard
 	// input when the command runs the import itself. nil (a server) makes
 	// such an input an error that says to give a file.
@@ -437,6 +443,27 @@ type AskReq struct {
 type AskResult struct {
 	Status int             `json:"status"`
 	Body   json.RawMessage `json:"body"`
+}
+
+// ReportReq asks for a place report or a comparison: Body is a
+// report.Request as JSON.
+type ReportReq struct {
+	Body json.RawMessage `json:"body"`
+}
+
+// ReportResult is the report's page (HTML) or the comparison's CSV.
+type ReportResult struct {
+	Body []byte `json:"body"`
+}
+
+// Report makes a place report as the operator through the server's
+// report engine (not audited: it changes nothing).
+func (o *Ops) Report(ctx context.Context, a ReportReq) (ReportResult, error) {
+	if o.ReportFn == nil {
+		return ReportResult{}, errors.New("this process makes no reports: run `frameindex report` against the data file")
+	}
+	b, err := o.ReportFn(ctx, a.Body)
+	return ReportResult{Body: b}, err
 }
 
 // Ask answers a question as the operator through the server's API (not

@@ -115,7 +115,7 @@ func (op Operation[A, R]) serve(ctx context.Context, o *Ops, args json.RawMessag
 var socketOps = table(
 	AddOrgOp, OrgsOp, ShowOrgOp, SetPlanOp, AddCreditsOp, UsageOp,
 	MintKeyOp, KeysOp, RevokeKeyOp,
-	BuildGridOp, ImportGridOp, ExportGridOp, GridInfoOp, CheckOp, CompactOp, AskOp,
+	BuildGridOp, ImportGridOp, ExportGridOp, GridInfoOp, CheckOp, CompactOp, AskOp, ReportOp,
 	ImportDatasetOp, SyncDatasetsOp, DatasetsOp, ShowDatasetOp, PriceDatasetOp, RemoveDatasetOp,
 	GrantLicenceOp, RevokeLicenceOp, LicencesOp,
 	OfferDatasetOp, WithdrawOfferOp, MarketOp, AcquireLicenceOp,

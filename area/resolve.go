@@ -42,6 +42,22 @@ type Area struct {
 	Place *Place `json:"-"`
 }
 
+// Subject names an area in the answer's sentences: "Dala LGA",
+// "Kano State", "Nigeria", "the 5 km ring around 8.52, 12".
+func (a *Area) Subject() string {
+	switch a.Kind {
+	case "state":
+		return a.Name + " State"
+	case "lga":
+		return a.Name + " LGA"
+	case "ward", "country":
+		return a.Name
+	case "bbox", "polygon", "ring":
+		return "the " + a.Name
+	}
+	return a.Name + " (" + a.Kind + ")"
+}
+
 // Catalogue resolves areas for one request: the boundary datasets a key
 // reads without charge over one grid. Places come from the datasets read
 // without charge only (owned, or licensed by subscription): finding a

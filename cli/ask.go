@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"frameindex/access"
 	"frameindex/admin"
@@ -81,16 +82,21 @@ otherwise by opening the file read-only.`,
 	}
 	addDataFlag(cmd, &data)
 	fl := cmd.Flags()
+	addAreaFlags(fl, &f, "a ring's radius in km (0 < r <= 100)")
+	fl.StringVar(&f.format, "format", "", "answer (default) or report")
+	fl.StringVar(&f.register, "register", "", "plain or gis")
+	fl.BoolVar(&f.asJSON, "json", false, "print the API's envelope as JSON")
+	return cmd
+}
+
+// addAreaFlags adds the flags naming an area (ask's and report's).
+func addAreaFlags(fl *pflag.FlagSet, f *askFlags, radius string) {
 	fl.StringVar(&f.place, "place", "", "a state, LGA or ward (or the country: Nigeria)")
 	fl.StringVar(&f.kind, "kind", "", "with --place: state, lga, ward, or a zones attribute")
 	fl.StringVar(&f.bbox, "bbox", "", "a box: minLon,minLat,maxLon,maxLat")
 	fl.StringVar(&f.geometry, "geometry", "", "a file holding a GeoJSON Polygon or MultiPolygon (or a Feature of one)")
 	fl.StringVar(&f.around, "around", "", "a ring's centre: lon,lat (with --radius)")
-	fl.Float64Var(&f.radius, "radius", 0, "a ring's radius in km (0 < r <= 100)")
-	fl.StringVar(&f.format, "format", "", "answer (default) or report")
-	fl.StringVar(&f.register, "register", "", "plain or gis")
-	fl.BoolVar(&f.asJSON, "json", false, "print the API's envelope as JSON")
-	return cmd
+	fl.Float64Var(&f.radius, "radius", 0, radius)
 }
 
 // errSilent ends a command unsuccessfully after it printed why.
@@ -212,22 +218,32 @@ func ask(ctx context.Context, data string, body []byte) (int, []byte, error) {
 	if !errors.Is(err, admin.ErrNoServer) {
 		return 0, nil, err
 	}
-	store, err := bolt.Open(data, bolt.Options{ReadOnly: true})
+	store, ix, err := openReadOnly(data)
 	if err != nil {
 		return 0, nil, err
 	}
 	defer store.Close()
+	srv := operatorServer(func() *index.Index { return ix }, store, store, areaCaches{places: area.NewPlaces(store, 0)})
+	status, resp := operatorAsk(srv)(ctx, body)
+	return status, resp, nil
+}
+
+// openReadOnly opens the data file read-only and indexes its grid.
+func openReadOnly(data string) (*bolt.Store, *index.Index, error) {
+	store, err := bolt.Open(data, bolt.Options{ReadOnly: true})
+	if err != nil {
+		return nil, nil, err
+	}
 	info, runs, frames, err := store.Grid()
 	if err != nil {
-		return 0, nil, err
+		store.Close()
+		return nil, nil, err
 	}
 	ix := index.NewPolygons(frames)
 	if info.Kind == bolt.GridLattice {
 		ix = index.NewLattice(runs)
 	}
-	srv := operatorServer(func() *index.Index { return ix }, store, store, areaCaches{places: area.NewPlaces(store, 0)})
-	status, resp := operatorAsk(srv)(ctx, body)
-	return status, resp, nil
+	return store, ix, nil
 }
 
 // operatorServer is an API server answering as the operator: every

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"frameindex/origin"
+	"frameindex/report"
 	"io"
 	"log/slog"
 	"net"
@@ -315,6 +316,9 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	// answered as the operator, by a second API server without limits
 	// sharing the first's caches.
 	ops.AskFn = operatorAsk(operatorServer(l.frames.Load, data, store, caches))
+	// frameindex report likewise, through a report engine on the same
+	// caches.
+	ops.ReportFn = operatorReport(operatorReports(l.frames.Load, data, store, caches))
 	go func() {
 		adminDone <- admin.Serve(adminCtx, adminLn, ops, log)
 	}()
@@ -345,7 +349,9 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	}
 	// The web application; the key lookup records each key's last use in
 	// memory, written to the file every minute and when the server stops.
-	con := console.New(console.Config{Ops: ops, Logger: log, Outline: o.Outline, Origin: base})
+	// The console's reports read as each person's key, on the API's caches.
+	reports := &report.Engine{Store: data, Scanner: store, Columns: caches.columns, Reach: caches.reach, Places: caches.places, Grid: l.frames.Load}
+	con := console.New(console.Config{Ops: ops, Logger: log, Outline: o.Outline, Origin: base, Reports: reports})
 	defer con.Close()
 	keys := con.Keys(l.keys.Load)
 	lim, closeLimiter, err := openLimiter(ctx, o.Limiter, o.Limits, log)
@@ -397,6 +403,10 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 		cfg.Metrics = reg
 	}
 	api := handlers.New(cfg)
+	if narrator != nil {
+		// Reports are worded as answers are: reserved, checked, refunded.
+		reports.Word = api.WordReport
+	}
 	h := con.Wrap(api) // the web application under /console/, the API elsewhere
 	srv := handlers.NewHTTPServer(o.Addr, h, log)
 	served := make(chan error, 1)

@@ -14,6 +14,7 @@ import (
 
 	"frameindex/admin"
 	"frameindex/bolt"
+	"frameindex/report"
 )
 
 // Prefix is the path the web application is served under.
@@ -51,6 +52,9 @@ type Config struct {
 	// Outline is the country's outline as GeoJSON, drawn by the Explore
 	// map; nil draws none.
 	Outline []byte
+	// Reports makes place reports (GET /console/report); nil shows the
+	// report page's form with a notice that this server makes none.
+	Reports *report.Engine
 }
 
 // Server is the web application: an http.Handler for Prefix. Safe for
@@ -70,6 +74,7 @@ type Server struct {
 	mux      *http.ServeMux
 	pages    *pages
 	explore  *explorer // the Explore map (explore.go)
+	reports  *report.Engine
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -100,6 +105,7 @@ func New(cfg Config) *Server {
 		mux:      http.NewServeMux(),
 		pages:    mustParsePages(),
 		explore:  newExplorer(cfg.Outline),
+		reports:  cfg.Reports,
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}

@@ -71,6 +71,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /console/audit", s.authed(s.handleAudit, false))
 	s.marketRoutes()
 	s.exploreRoutes()
+	s.reportRoutes()
 	m.HandleFunc("GET /console/static/{file}", s.handleStatic)
 	m.HandleFunc("/console/", func(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, http.StatusNotFound, "Page not found", "There is no page at this address.")

@@ -167,17 +167,7 @@ func (s *Server) prepareArea(key state.Key, p insightParams) (*areaQuestion, err
 // areaSubject names an area in the answer's sentences: "Dala LGA",
 // "Kano State", "Nigeria", "the 5 km ring around 8.52, 12".
 func areaSubject(a *area.Area) string {
-	switch a.Kind {
-	case "state":
-		return a.Name + " State"
-	case "lga":
-		return a.Name + " LGA"
-	case "ward", "country":
-		return a.Name
-	case "bbox", "polygon", "ring":
-		return "the " + a.Name
-	}
-	return a.Name + " (" + a.Kind + ")"
+	return a.Subject()
 }
 
 // groupByPlaces makes a breakdown by a level of places ("by LGA") group

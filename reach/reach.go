@@ -186,3 +186,24 @@ func HaversineKm(lon1, lat1, lon2, lat2 float64) float64 {
 	h := s1*s1 + math.Cos(lat1*rad)*math.Cos(lat2*rad)*s2*s2
 	return 2 * EarthRadiusKm * math.Asin(math.Min(1, math.Sqrt(h)))
 }
+
+// InBox calls fn for each point inside the closed box, in no set order,
+// until fn returns false.
+func (ix *Index) InBox(minLon, minLat, maxLon, maxLat float64, fn func(Point) bool) {
+	if len(ix.pts) == 0 || !(minLon <= maxLon && minLat <= maxLat) {
+		return
+	}
+	clamp := func(v float64, n int) int { return min(max(int(v), 0), n-1) }
+	x0, x1 := clamp((minLon-ix.minLon)/ix.cell, ix.nx), clamp((maxLon-ix.minLon)/ix.cell, ix.nx)
+	y0, y1 := clamp((minLat-ix.minLat)/ix.cell, ix.ny), clamp((maxLat-ix.minLat)/ix.cell, ix.ny)
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			c := y*ix.nx + x
+			for _, p := range ix.pts[ix.cellStart[c]:ix.cellStart[c+1]] {
+				if p.Lon >= minLon && p.Lon <= maxLon && p.Lat >= minLat && p.Lat <= maxLat && !fn(p) {
+					return
+				}
+			}
+		}
+	}
+}

@@ -61,3 +61,41 @@ func BenchmarkNearestKm(b *testing.B) {
 		ix.NearestKm(2.7+float64(i%1000)*0.012, 4.3+float64(i%997)*0.0096, 100)
 	}
 }
+
+// TestInBoxMatchesBruteForce checks InBox against a scan of every point,
+// boxes inside, across and outside the points' range.
+func TestInBoxMatchesBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var pts []Point
+	for range 2000 {
+		pts = append(pts, Point{2.7 + r.Float64()*12, 4.3 + r.Float64()*9.6})
+	}
+	ix := Build(pts)
+	for range 500 {
+		a, b := 1+r.Float64()*15, 1+r.Float64()*15
+		c, d := 3+r.Float64()*12, 3+r.Float64()*12
+		minLon, maxLon, minLat, maxLat := min(a, b), max(a, b), min(c, d), max(c, d)
+		want := 0
+		for _, p := range pts {
+			if p.Lon >= minLon && p.Lon <= maxLon && p.Lat >= minLat && p.Lat <= maxLat {
+				want++
+			}
+		}
+		got := 0
+		ix.InBox(minLon, minLat, maxLon, maxLat, func(p Point) bool {
+			if p.Lon < minLon || p.Lon > maxLon || p.Lat < minLat || p.Lat > maxLat {
+				t.Fatalf("point %v outside the box", p)
+			}
+			got++
+			return true
+		})
+		if got != want {
+			t.Fatalf("box %v,%v %v,%v: %d points, want %d", minLon, minLat, maxLon, maxLat, got, want)
+		}
+	}
+	n := 0
+	ix.InBox(0, 0, 20, 20, func(Point) bool { n++; return n < 3 })
+	if n != 3 {
+		t.Errorf("fn returning false stopped after %d points, want 3", n)
+	}
+}

@@ -256,6 +256,15 @@
   function flyTo(bbox) {
     map.fitBounds([[bbox[0], bbox[1]], [bbox[2], bbox[3]]], { padding: 40, maxZoom: 13, duration: 1200 });
   }
+  // The place's report (report.go): a state, LGA or ward by name, a town
+  // as the ring of 5 km around its box's centre.
+  function reportLink(p) {
+    const kind = p.kind.toLowerCase();
+    const q = kind === "town"
+      ? "around=" + ((p.bbox[0] + p.bbox[2]) / 2).toFixed(5) + "," + ((p.bbox[1] + p.bbox[3]) / 2).toFixed(5) + "&radius=5"
+      : "place=" + encodeURIComponent(kind === "lga" && p.within ? p.name + ", " + p.within : p.name) + "&kind=" + encodeURIComponent(kind);
+    return el("a", { href: "report?" + q, class: "report-link", text: "Report" });
+  }
   placeForm.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const q = placeInput.value.trim();
@@ -283,7 +292,7 @@
         status("Showing " + p.name + " (" + p.kind + ").");
         mapCanvas.focus({ preventScroll: true });
       });
-      return el("li", {}, b);
+      return el("li", {}, b, " ", reportLink(p));
     }));
     if (list.length === 1 || list[0].name.toLowerCase() === q.toLowerCase()) {
       flyTo(list[0].bbox);
