@@ -195,7 +195,14 @@ func enrichProgress(w io.Writer) (func(enrich.Progress), time.Duration) {
 			}
 		}, 100 * time.Millisecond
 	}
+	const every = 5 * time.Second
+	printed := false
 	return func(p enrich.Progress) {
+		// A run shorter than a line's interval prints nothing.
+		if p.Elapsed < every && !(p.Done && printed) {
+			return
+		}
+		printed = true
 		rate := 0.0
 		if s := p.Elapsed.Seconds(); s > 0 {
 			rate = float64(p.Sites) / s
@@ -205,5 +212,5 @@ func enrichProgress(w io.Writer) (func(enrich.Progress), time.Duration) {
 			pct = fmt.Sprintf(" (%d%% of the input)", p.Read*100/p.Size)
 		}
 		fmt.Fprintf(w, "enrich: %d sites%s, %.0f sites/s\n", p.Sites, pct, rate)
-	}, 5 * time.Second
+	}, every
 }

@@ -19,6 +19,7 @@ import (
 	"frameindex/area"
 	"frameindex/bolt"
 	"frameindex/console"
+	"frameindex/enrich"
 	"frameindex/handlers"
 	"frameindex/index"
 	"frameindex/limiter"
@@ -307,7 +308,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	}
 	// The web application; the key lookup records each key's last use in
 	// memory, written to the file every minute and when the server stops.
-	con := console.New(console.Config{Ops: ops, Logger: log, Outline: o.Outline, Origin: base})
+	con := console.New(console.Config{Ops: ops, Logger: log, Outline: o.Outline, Origin: base,
+		Enrich: func(c enrich.Config) (*enrich.Engine, error) {
+			c.Index, c.Places, c.Columns, c.Reach, c.Records, c.Features = l.frames.Load(), caches.places, caches.columns, caches.reach, store, store
+			return enrich.New(c)
+		}})
 	defer con.Close()
 	keys := con.Keys(l.keys.Load)
 	lim, closeLimiter, err := openLimiter(ctx, o.Limiter, o.Limits, log)

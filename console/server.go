@@ -49,25 +49,30 @@ type Config struct {
 	// Outline is the country's outline as GeoJSON, drawn by the Explore
 	// map; nil draws none.
 	Outline []byte
+	// Enrich builds the engines of the enrichment jobs (enrich.go); nil
+	// leaves the page saying enrichment is not available.
+	Enrich Enricher
 }
 
 // Server is the web application: an http.Handler for Prefix. Safe for
 // concurrent use. New starts a background goroutine that Close stops.
 type Server struct {
-	ops      *admin.Ops
-	store    *bolt.Store // sessions, people, datasets: the node's file
-	state    state.Store // organisations, keys' last uses, usage, what a key reads: Ops.State, or store
-	log      *slog.Logger
-	now      func() time.Time
-	limits   state.SessionLimits
-	secure   bool
-	origin   *origin.Base
-	uses     *state.KeyUses
-	throttle *throttle
-	hashes   *hashGate
-	mux      *http.ServeMux
-	pages    *pages
-	explore  *explorer // the Explore map (explore.go)
+	ops        *admin.Ops
+	store      *bolt.Store // sessions, people, datasets: the node's file
+	state      state.Store // organisations, keys' last uses, usage, what a key reads: Ops.State, or store
+	log        *slog.Logger
+	now        func() time.Time
+	limits     state.SessionLimits
+	secure     bool
+	origin     *origin.Base
+	uses       *state.KeyUses
+	throttle   *throttle
+	hashes     *hashGate
+	mux        *http.ServeMux
+	pages      *pages
+	explore    *explorer  // the Explore map (explore.go)
+	enricher   Enricher   // enrich.go
+	enrichJobs enrichJobs // enrich.go
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -97,6 +102,7 @@ func New(cfg Config) *Server {
 		mux:      http.NewServeMux(),
 		pages:    mustParsePages(),
 		explore:  newExplorer(cfg.Outline),
+		enricher: cfg.Enrich,
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
