@@ -298,6 +298,9 @@ func (e *Engine) loadNear(cfg Config) error {
 	case i < 0:
 		return invalid("features dataset %s: no dataset you may read has that id", id)
 	case cfg.Readable[i].Dataset.Features == 0:
+		if !explicit {
+			return nil
+		}
 		return invalid("dataset %s holds no features to measure distances to", id)
 	case cfg.Readable[i].PerQuery:
 		if !explicit {
