@@ -60,6 +60,49 @@ func TestE2E_EnrichRingsEqualQuestions(t *testing.T) {
 		}
 	}
 
+	// Polygon sites: three LGAs of Kano, each enriched over itself.
+	var lgas struct {
+		Type     string            `json:"type"`
+		Features []json.RawMessage `json:"features"`
+	}
+	raw, err := os.ReadFile(filepath.Join(nga, "nga_lgas.geojson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &lgas); err != nil {
+		t.Fatal(err)
+	}
+	var picked []json.RawMessage
+	for _, f := range lgas.Features {
+		for _, name := range []string{`"lga_name": "Dala"`, `"lga_name": "Fagge"`, `"lga_name": "Gwale"`} {
+			if strings.Contains(string(f), name) || strings.Contains(string(f), strings.ReplaceAll(name, " ", "")) {
+				picked = append(picked, f)
+			}
+		}
+	}
+	if len(picked) != 3 {
+		t.Fatalf("found %d of the three LGAs", len(picked))
+	}
+	polyIn := filepath.Join(t.TempDir(), "lgas.geojson")
+	fc, _ := json.Marshal(map[string]any{"type": "FeatureCollection", "features": picked})
+	if err := os.WriteFile(polyIn, fc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	polyOut := filepath.Join(t.TempDir(), "lgas-enriched.geojson")
+	mustCLI(t, "enrich", "--data", data, "--in", polyIn, "--radius", "2", "--measures", "population_2020", "--out", polyOut)
+	var enriched struct {
+		Features []struct {
+			Geometry   json.RawMessage `json:"geometry"`
+			Properties map[string]any  `json:"properties"`
+		} `json:"features"`
+	}
+	if raw, err = os.ReadFile(polyOut); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &enriched); err != nil || len(enriched.Features) != 3 {
+		t.Fatalf("the enriched LGAs: %v, %d features", err, len(enriched.Features))
+	}
+
 	// A measure the organisation cannot read is refused by name.
 	mustCLI(t, "org", "add", "other", "--name", "Other", "--data", data)
 	o, e, code := cli(t, "enrich", "--data", data, "--org", "other", "--in", sites, "--radius", "2",
@@ -76,6 +119,17 @@ func TestE2E_EnrichRingsEqualQuestions(t *testing.T) {
 	}
 	srv = startServer(t, "serve", "--data", data, "--addr", "127.0.0.1:0",
 		"--limit-insight-burst", "0", "--limit-key-burst", "0", "--limit-org-burst", "0")
+
+	for _, f := range enriched.Features {
+		got, _ := f.Properties["population_2020_site"].(float64)
+		if ring := f.Properties["population_2020_2km"]; ring != nil {
+			t.Errorf("%v: a polygon site has ring figures: %v", f.Properties["lga_name"], ring)
+		}
+		status, value, msg, err := askValue(srv.base, key.Secret, `{"area":{"geometry":`+string(f.Geometry)+`},"question":"total population"}`)
+		if err != nil || status != 200 || value == nil || *value != got || got <= 0 {
+			t.Errorf("%v: the row's population %v, the question call's %v (status %d %s %v)", f.Properties["lga_name"], got, value, status, msg, err)
+		}
+	}
 
 	type check struct {
 		row    int
