@@ -55,7 +55,7 @@ that serves it, or use the console's job.`,
 	addDataFlag(cmd, &f.data)
 	fl := cmd.Flags()
 	fl.StringVar(&f.in, "in", "", "the sites: .csv (lon, lat columns), .geojson or .gpkg")
-	fl.StringVar(&f.out, "out", "", "the enriched sites: .csv or .geojson (written whole or not at all)")
+	fl.StringVar(&f.out, "out", "", "the enriched sites: .csv, .geojson or .gpkg (written whole or not at all)")
 	fl.StringVar(&f.radius, "radius", "2,5,10", "ring radii in km, comma-separated (each more than 0 and at most 100)")
 	fl.StringVar(&f.measures, "measures", "", "measures, comma-separated: attribute names or dataset.attribute (default: "+strings.Join(enrich.DefaultMeasures, ",")+", those readable)")
 	fl.StringVar(&f.near, "near", "", `features dataset of the distance column (default: `+enrich.DefaultNear+` when readable; "-" for none)`)

@@ -171,8 +171,11 @@ func (s *Server) handleEnrichUpload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	outExt := ".csv"
-	if f := q.Get("format"); f == "geojson" {
+	switch q.Get("format") {
+	case "geojson":
 		outExt = ".geojson"
+	case "gpkg":
+		outExt = ".gpkg"
 	}
 	radii, err := parseJobRadii(q.Get("radius"))
 	if err != nil {
@@ -393,8 +396,11 @@ func (s *Server) handleEnrichDownload(w http.ResponseWriter, r *http.Request) {
 	defer f.Close()
 	base := strings.TrimSuffix(job.name, filepath.Ext(job.name))
 	ct := "text/csv; charset=utf-8"
-	if filepath.Ext(job.out) == ".geojson" {
+	switch filepath.Ext(job.out) {
+	case ".geojson":
 		ct = "application/geo+json"
+	case ".gpkg":
+		ct = "application/geopackage+sqlite3"
 	}
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename=%q`, base+"-enriched"+filepath.Ext(job.out)))

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"frameindex/enrich"
 	"frameindex/grid"
 	"frameindex/index"
+	"frameindex/ingest/gpkg"
 	"frameindex/state"
 )
 
@@ -273,5 +275,64 @@ func TestNew_Refusals(t *testing.T) {
 		if !errors.As(err, &ee) || ee.Code != enrich.CodeInvalid || !strings.Contains(ee.Message, c.want) {
 			t.Errorf("%s: %v, want invalid %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestGPKG_RoundTrip writes sites as a GeoPackage with Create and reads
+// them back with the importers' GeoPackage reader.
+func TestGPKG_RoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.gpkg")
+	l := enrich.Layout{Header: []string{"name"}, Figures: []string{"population_2020_2km", "population_2020_site"}}
+	w, _, err := enrich.Create(path, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	square := json.RawMessage(`{"type":"Polygon","coordinates":[[[8,11],[8.1,11],[8.1,11.1],[8,11.1],[8,11]]]}`)
+	sites := []enrich.Site{
+		{N: 1, Lon: 8.5, Lat: 12, Fields: []string{"clinic, \"A\""}},
+		{N: 2, Polygon: true, Geometry: square, Lon: 8.05, Lat: 11.05, Fields: []string{"ward"}},
+		{N: 3, Note: "lon \"x\", lat \"y\" are not numbers", Fields: []string{"bad"}},
+	}
+	rows := []enrich.Row{
+		{Figures: []float64{1234.5, math.NaN()}},
+		{Figures: []float64{math.NaN(), 99.25}},
+		{Figures: []float64{math.NaN(), math.NaN()}, Note: sites[2].Note},
+	}
+	for i := range sites {
+		if err := w.Write(&sites[i], &rows[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := gpkg.Open(path, gpkg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var names []string
+	for _, f := range r.Fields() {
+		names = append(names, f.Name+":"+f.Type)
+	}
+	if got := strings.Join(names, ","); got != "name:TEXT,population_2020_2km:DOUBLE,population_2020_site:DOUBLE,enrich_note:TEXT" {
+		t.Errorf("fields %s", got)
+	}
+	want := []string{
+		`{"type":"Feature","geometry":{"type":"Point","coordinates":[8.5,12]},"properties":{"name":"clinic, \"A\"","population_2020_2km":1234.5,"population_2020_site":null,"enrich_note":null}}`,
+		`{"type":"Feature","geometry":{"type":"MultiPolygon","coordinates":[[[[8,11],[8.1,11],[8.1,11.1],[8,11.1],[8,11]]]]},"properties":{"name":"ward","population_2020_2km":null,"population_2020_site":99.25,"enrich_note":null}}`,
+		`{"type":"Feature","geometry":null,"properties":{"name":"bad","population_2020_2km":null,"population_2020_site":null,"enrich_note":"lon \"x\", lat \"y\" are not numbers"}}`,
+	}
+	for i, w := range want {
+		f, err := r.Next()
+		if err != nil {
+			t.Fatalf("feature %d: %v", i, err)
+		}
+		if string(f.JSON) != w {
+			t.Errorf("feature %d:\n%s\nwant\n%s", i, f.JSON, w)
+		}
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Errorf("after the last: %v", err)
 	}
 }

@@ -25,7 +25,8 @@ const NoteColumn = "enrich_note"
 type Writer interface {
 	Write(s *Site, r *Row) error
 	// Close completes the output (a GeoJSON collection's end, buffered
-	// bytes); Abort drops a file output.
+	// bytes, a GeoPackage's transaction); Create's drop function removes
+	// a file output after a failure.
 	Close() error
 }
 
@@ -36,19 +37,30 @@ type Layout struct {
 	Figures  []string // Engine.Columns
 }
 
-// Create writes to path by its extension (.csv, .geojson or .json); the
-// data go to a temporary file beside it that Close renames into place,
-// so a failed run leaves no half-written output.
+// Create writes to path by its extension (.csv, .geojson or .json,
+// .gpkg); the data go to a temporary file beside it that Close renames
+// into place, so a failed run leaves no half-written output. The function
+// returned drops that temporary file (after a failure).
 func Create(path string, l Layout) (Writer, func(), error) {
 	ext := strings.ToLower(filepath.Ext(path))
-	if ext != ".csv" && ext != ".geojson" && ext != ".json" {
-		return nil, nil, invalid("%s: enriched sites are written as .csv or .geojson", path)
+	if ext != ".csv" && ext != ".geojson" && ext != ".json" && ext != ".gpkg" {
+		return nil, nil, invalid("%s: enriched sites are written as .csv, .geojson or .gpkg", path)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return nil, nil, err
 	}
 	abort := func() { f.Close(); os.Remove(f.Name()) }
+	if ext == ".gpkg" {
+		// SQLite writes the file itself: an empty one is a new database.
+		f.Close()
+		g, err := NewGPKGWriter(f.Name(), l)
+		if err != nil {
+			abort()
+			return nil, nil, err
+		}
+		return &gpkgFile{g, f.Name(), path}, func() { g.db.Close(); os.Remove(f.Name()) }, nil
+	}
 	var w Writer
 	if ext == ".csv" {
 		w, err = NewCSVWriter(f, l)
@@ -84,6 +96,26 @@ func (w *fileWriter) Close() error {
 	}
 	if err != nil {
 		os.Remove(w.f.Name())
+	}
+	return err
+}
+
+// gpkgFile renames a finished GeoPackage into place.
+type gpkgFile struct {
+	*GPKGWriter
+	tmp, path string
+}
+
+func (g *gpkgFile) Close() error {
+	err := g.GPKGWriter.Close()
+	if err == nil {
+		err = os.Chmod(g.tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(g.tmp, g.path)
+	}
+	if err != nil {
+		os.Remove(g.tmp)
 	}
 	return err
 }
