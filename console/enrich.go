@@ -191,6 +191,7 @@ func (s *Server) handleEnrichUpload(w http.ResponseWriter, r *http.Request) {
 	// One running job per organisation; a bounded table.
 	job, err := s.enrichJobs.add(rq.org, rq.user, name, s.now())
 	if err != nil {
+		w.Header().Set("Retry-After", "10")
 		writeJobError(w, http.StatusTooManyRequests, "rate_limited", err.Error())
 		return
 	}
@@ -461,6 +462,17 @@ func (t *enrichJobs) get(id, org string, now time.Time) *enrichJob {
 		return nil
 	}
 	return j
+}
+
+// clear drops every job and its files (the server is closing; a running
+// job's writer fails and its goroutine ends).
+func (t *enrichJobs) clear() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for id, j := range t.jobs {
+		os.RemoveAll(j.dir)
+		delete(t.jobs, id)
+	}
 }
 
 func (t *enrichJobs) remove(j *enrichJob) {

@@ -169,6 +169,7 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		<-s.done
+		s.enrichJobs.clear() // the jobs' files: a restart forgets the jobs
 		if _, err = s.state.FlushKeyUses(s.uses); err != nil {
 			s.log.Error("console: writing the last uses of keys at shutdown failed", "err", err)
 		}
