@@ -214,9 +214,14 @@ func ringArea(r grid.Ring) float64 {
 // (as PolygonAreaKm2 takes it), and a lattice cell is a rectangle whose
 // area is BoxAreaKm2's. The origin is lon 0 on the equator.
 func EqualAreaXY(lon, lat float64) (x, y float64) {
-	r := math.Sqrt(authalicR2)
-	return r * lon * math.Pi / 180, r * sinAuthalic(lat)
+	return EqualAreaX(lon), EqualAreaY(lat)
 }
+
+// EqualAreaX and EqualAreaY are EqualAreaXY's x and y alone.
+func EqualAreaX(lon float64) float64 { return authalicR * lon * math.Pi / 180 }
+func EqualAreaY(lat float64) float64 { return authalicR * sinAuthalic(lat) }
+
+var authalicR = math.Sqrt(authalicR2)
 
 // ShapeAreaKm2 is a frame's area on the WGS84 ellipsoid, km²: exact for a
 // lattice cell, the polygons' for an imported frame.

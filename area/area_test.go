@@ -420,3 +420,25 @@ func TestFields(t *testing.T) {
 		t.Fatal("a field is per dataset version")
 	}
 }
+
+// TestRingHoistedTerms checks Ring, whose loop reads precomputed sines
+// and cosines, against the formula computed whole for each vertex: the
+// same float64s, so enrichment and the question call agree to the bit.
+func TestRingHoistedTerms(t *testing.T) {
+	for _, c := range [][3]float64{{8.52, 12, 5}, {3.3947, 6.4541, 2}, {13.1, 13.9, 100}, {-70, -33, 0.5}} {
+		lon, lat, km := c[0], c[1], c[2]
+		got := Ring(lon, lat, km)[0][0]
+		theta := 2 * math.Pi / ringVertices
+		d := km * math.Sqrt(theta/math.Sin(theta)) / EarthRadiusKm
+		phi1, lam1 := lat*math.Pi/180, lon*math.Pi/180
+		for i := 0; i < ringVertices; i++ {
+			brg := -float64(i) * theta
+			phi2 := math.Asin(math.Sin(phi1)*math.Cos(d) + math.Cos(phi1)*math.Sin(d)*math.Cos(brg))
+			lam2 := lam1 + math.Atan2(math.Sin(brg)*math.Sin(d)*math.Cos(phi1), math.Cos(d)-math.Sin(phi1)*math.Sin(phi2))
+			want := grid.Point{round7(lam2 * 180 / math.Pi), round7(phi2 * 180 / math.Pi)}
+			if got[i] != want {
+				t.Fatalf("Ring(%v, %v, %v) vertex %d = %v, want %v", lon, lat, km, i, got[i], want)
+			}
+		}
+	}
+}

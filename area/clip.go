@@ -43,11 +43,29 @@ func ringAreaAbs(r []pt) float64 {
 		return 0
 	}
 	s := 0.0
-	x0, y0 := access.EqualAreaXY(r[0].x, r[0].y)
-	px, py := access.EqualAreaXY(r[1].x, r[1].y)
+	// A clipped ring's vertices mostly lie on its strip's two clip lines:
+	// the projection of the last two latitudes is kept (the same numbers,
+	// fewer logarithms).
+	var lat [2]float64
+	var proj [2]float64
+	lat[0], lat[1] = math.NaN(), math.NaN()
+	xy := func(p pt) (float64, float64) {
+		x := access.EqualAreaX(p.x)
+		for k := range lat {
+			if lat[k] == p.y {
+				return x, proj[k]
+			}
+		}
+		y := access.EqualAreaY(p.y)
+		lat[1], proj[1] = lat[0], proj[0]
+		lat[0], proj[0] = p.y, y
+		return x, y
+	}
+	x0, y0 := xy(r[0])
+	px, py := xy(r[1])
 	px, py = px-x0, py-y0
 	for i := 2; i < len(r); i++ {
-		x, y := access.EqualAreaXY(r[i].x, r[i].y)
+		x, y := xy(r[i])
 		x, y = x-x0, y-y0
 		s += px*y - x*py
 		px, py = x, y
@@ -55,18 +73,10 @@ func ringAreaAbs(r []pt) float64 {
 	return math.Abs(s) / 2
 }
 
-// clipAxis keeps the part of ring r with lo <= coordinate <= hi, the
-// coordinate being x (onX) or y. The result may hold zero-width bridges
-// along the clip lines where a concave ring leaves and re-enters; they add
-// no area.
-func clipAxis(r []pt, lo, hi float64, onX bool, buf []pt) []pt {
-	buf = clipHalf(r, lo, onX, true, buf[:0])
-	tmp := make([]pt, 0, len(buf)+4)
-	return clipHalf(buf, hi, onX, false, tmp)
-}
-
 // clipHalf keeps the part of r on one side of an axis line: coordinate >=
-// v (keepAbove) or <= v.
+// v (keepAbove) or <= v. Two passes keep lo <= coordinate <= hi (strip,
+// areaInX); the result may hold zero-width bridges along the clip lines
+// where a concave ring leaves and re-enters, which add no area.
 func clipHalf(r []pt, v float64, onX, keepAbove bool, out []pt) []pt {
 	if len(r) == 0 {
 		return out
@@ -112,6 +122,7 @@ type shape struct {
 	polys                  [][][]pt // polygons, each outer ring then holes
 	minX, minY, maxX, maxY float64
 	convex                 bool // one polygon of one convex ring
+	buf0, buf1             []pt // areaInX's clipping buffers
 }
 
 func projectShape(m grid.MultiPolygon) *shape {
@@ -241,7 +252,7 @@ func weigh(ix *index.Index, m grid.MultiPolygon) (pos []int32, w []float64, km2 
 				row = run.Row
 				b := grid.CellBox(int(row), int(run.Col0))
 				y0, y1 = b.MinLat, b.MaxLat
-				strip = s.strip(y0, y1)
+				strip = s.strip(y0, y1, strip)
 				cell = access.BoxAreaKm2(b)
 			}
 			for col := run.Col0; col <= run.Col1; col++ {
@@ -306,25 +317,35 @@ func weigh(ix *index.Index, m grid.MultiPolygon) (pos []int32, w []float64, km2 
 	return pos, w, km2, centred
 }
 
-// strip is the part of s between y0 and y1 (one row of cells).
-func (s *shape) strip(y0, y1 float64) *shape {
-	out := &shape{}
-	for _, p := range s.polys {
-		var rings [][]pt
-		for _, r := range p {
-			rings = append(rings, clipAxis(r, y0, y1, false, nil))
+// strip is the part of s between y0 and y1 (one row of cells), written
+// over reuse (the previous row's strip, or nil) to spare allocations.
+func (s *shape) strip(y0, y1 float64, reuse *shape) *shape {
+	out := reuse
+	if out == nil || len(out.polys) != len(s.polys) {
+		out = &shape{polys: make([][][]pt, len(s.polys))}
+	}
+	for i, p := range s.polys {
+		if len(out.polys[i]) != len(p) {
+			out.polys[i] = make([][]pt, len(p))
 		}
-		out.polys = append(out.polys, rings)
+		for k, r := range p {
+			out.buf0 = clipHalf(r, y0, false, true, out.buf0[:0])
+			out.polys[i][k] = clipHalf(out.buf0, y1, false, false, out.polys[i][k][:0])
+		}
 	}
 	return out
 }
 
-// areaInX is the area of s between x0 and x1.
+// areaInX is the area of s between x0 and x1. It clips into buffers kept
+// in s (one row's strip, used by one goroutine): two passes of clipHalf without
+// allocations a cell.
 func (s *shape) areaInX(x0, x1 float64) float64 {
 	total := 0.0
 	for _, p := range s.polys {
 		for k, r := range p {
-			a := ringAreaAbs(clipAxis(r, x0, x1, true, nil))
+			s.buf0 = clipHalf(r, x0, true, true, s.buf0[:0])
+			s.buf1 = clipHalf(s.buf0, x1, true, false, s.buf1[:0])
+			a := ringAreaAbs(s.buf1)
 			if k == 0 {
 				total += a
 			} else {

@@ -2,6 +2,7 @@ package area
 
 import (
 	"math"
+	"sync"
 
 	"frameindex/grid"
 )
@@ -28,16 +29,32 @@ func Ring(lon, lat, radiusKm float64) grid.MultiPolygon {
 	theta := 2 * math.Pi / ringVertices
 	d := radiusKm * math.Sqrt(theta/math.Sin(theta)) / EarthRadiusKm
 	phi1, lam1 := lat*math.Pi/180, lon*math.Pi/180
+	// The terms that do not change along the ring, and the bearings'
+	// sines and cosines (the same for every ring), computed once: the
+	// same numbers as computed in the loop.
+	sinPhi1, cosPhi1, sinD, cosD := math.Sin(phi1), math.Cos(phi1), math.Sin(d), math.Cos(d)
+	bearings := ringBearings()
 	r := make(grid.Ring, ringVertices+1)
 	for i := 0; i < ringVertices; i++ {
-		brg := -float64(i) * theta // counter-clockwise from north
-		phi2 := math.Asin(math.Sin(phi1)*math.Cos(d) + math.Cos(phi1)*math.Sin(d)*math.Cos(brg))
-		lam2 := lam1 + math.Atan2(math.Sin(brg)*math.Sin(d)*math.Cos(phi1), math.Cos(d)-math.Sin(phi1)*math.Sin(phi2))
+		sinB, cosB := bearings[i][0], bearings[i][1]
+		phi2 := math.Asin(sinPhi1*cosD + cosPhi1*sinD*cosB)
+		lam2 := lam1 + math.Atan2(sinB*sinD*cosPhi1, cosD-sinPhi1*math.Sin(phi2))
 		r[i] = grid.Point{round7(lam2 * 180 / math.Pi), round7(phi2 * 180 / math.Pi)}
 	}
 	r[ringVertices] = r[0]
 	return grid.MultiPolygon{{r}}
 }
+
+// ringBearings are the sine and cosine of each vertex's bearing,
+// counter-clockwise from north.
+var ringBearings = sync.OnceValue(func() (b [ringVertices][2]float64) {
+	theta := 2 * math.Pi / ringVertices
+	for i := range b {
+		brg := -float64(i) * theta
+		b[i] = [2]float64{math.Sin(brg), math.Cos(brg)}
+	}
+	return b
+})
 
 func round7(v float64) float64 { return math.Round(v*1e7) / 1e7 }
 

@@ -54,7 +54,7 @@ then only read, for its datasets, by the commands that name one.`,
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newServeCommand(a.Outline), newDemoCommand(a.Outline), newGridCommand(), newOrgCommand(), newKeyCommand(), newUsageCommand(), newImportCommand(), newDatasetCommand(), newLicenceCommand(), newUserCommand(), newAuditCommand(), newStateCommand(), newAskCommand(), newReportCommand())
+	root.AddCommand(newServeCommand(a.Outline), newDemoCommand(a.Outline), newGridCommand(), newOrgCommand(), newKeyCommand(), newUsageCommand(), newImportCommand(), newDatasetCommand(), newLicenceCommand(), newUserCommand(), newAuditCommand(), newStateCommand(), newAskCommand(), newReportCommand(), newEnrichCommand())
 	root.AddCommand(newVersionCommand(root), newBackupCommand(), newRestoreCommand(), newCheckCommand(), newCompactCommand(), newServiceCommand(), newSyncCommand())
 	return root
 }

@@ -21,6 +21,7 @@ import (
 	"frameindex/area"
 	"frameindex/bolt"
 	"frameindex/console"
+	"frameindex/enrich"
 	"frameindex/handlers"
 	"frameindex/index"
 	"frameindex/limiter"
@@ -351,7 +352,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 	// memory, written to the file every minute and when the server stops.
 	// The console's reports read as each person's key, on the API's caches.
 	reports := &report.Engine{Store: data, Scanner: store, Columns: caches.columns, Reach: caches.reach, Places: caches.places, Grid: l.frames.Load}
-	con := console.New(console.Config{Ops: ops, Logger: log, Outline: o.Outline, Origin: base, Reports: reports})
+	con := console.New(console.Config{Ops: ops, Logger: log, Outline: o.Outline, Origin: base, Reports: reports,
+		Enrich: func(c enrich.Config) (*enrich.Engine, error) {
+			c.Index, c.Places, c.Columns, c.Reach, c.Records, c.Features = l.frames.Load(), caches.places, caches.columns, caches.reach, store, store
+			return enrich.New(c)
+		}})
 	defer con.Close()
 	keys := con.Keys(l.keys.Load)
 	lim, closeLimiter, err := openLimiter(ctx, o.Limiter, o.Limits, log)

@@ -55,26 +55,31 @@ type Config struct {
 	// Reports makes place reports (GET /console/report); nil shows the
 	// report page's form with a notice that this server makes none.
 	Reports *report.Engine
+	// Enrich builds the engines of the enrichment jobs (enrich.go); nil
+	// leaves the page saying enrichment is not available.
+	Enrich Enricher
 }
 
 // Server is the web application: an http.Handler for Prefix. Safe for
 // concurrent use. New starts a background goroutine that Close stops.
 type Server struct {
-	ops      *admin.Ops
-	store    *bolt.Store // datasets: the node's file
-	state    state.Store // organisations, keys' last uses, usage, what a key reads, people and sessions: Ops.State, or store
-	log      *slog.Logger
-	now      func() time.Time
-	limits   state.SessionLimits
-	secure   bool
-	origin   *origin.Base
-	uses     *state.KeyUses
-	throttle signInThrottle // sharedThrottle when the shared state keeps one, else *throttle
-	hashes   *hashGate
-	mux      *http.ServeMux
-	pages    *pages
-	explore  *explorer // the Explore map (explore.go)
-	reports  *report.Engine
+	ops        *admin.Ops
+	store      *bolt.Store // datasets: the node's file
+	state      state.Store // organisations, keys' last uses, usage, what a key reads, people and sessions: Ops.State, or store
+	log        *slog.Logger
+	now        func() time.Time
+	limits     state.SessionLimits
+	secure     bool
+	origin     *origin.Base
+	uses       *state.KeyUses
+	throttle   signInThrottle // sharedThrottle when the shared state keeps one, else *throttle
+	hashes     *hashGate
+	mux        *http.ServeMux
+	pages      *pages
+	explore    *explorer // the Explore map (explore.go)
+	reports    *report.Engine
+	enricher   Enricher   // enrich.go
+	enrichJobs enrichJobs // enrich.go
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -106,6 +111,7 @@ func New(cfg Config) *Server {
 		pages:    mustParsePages(),
 		explore:  newExplorer(cfg.Outline),
 		reports:  cfg.Reports,
+		enricher: cfg.Enrich,
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
@@ -175,6 +181,7 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		<-s.done
+		s.enrichJobs.clear() // the jobs' files: a restart forgets the jobs
 		if _, err = s.state.FlushKeyUses(s.uses); err != nil {
 			s.log.Error("console: writing the last uses of keys at shutdown failed", "err", err)
 		}

@@ -47,6 +47,10 @@ const touchEvery = time.Minute
 // maxForm bounds a form body.
 const maxForm = 64 << 10
 
+// uploadType is the content type of a file sent as a request's body, with
+// the CSRF token in the X-CSRF-Token header.
+const uploadType = "application/octet-stream"
+
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("GET /console/{$}", s.handleHome)
@@ -72,6 +76,7 @@ func (s *Server) routes() {
 	s.marketRoutes()
 	s.exploreRoutes()
 	s.reportRoutes()
+	s.enrichRoutes()
 	m.HandleFunc("GET /console/static/{file}", s.handleStatic)
 	m.HandleFunc("/console/", func(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, http.StatusNotFound, "Page not found", "There is no page at this address.")
@@ -119,6 +124,9 @@ func sameOrigin(r *http.Request) bool {
 
 // parseForm reads a form body of at most maxForm bytes.
 func parseForm(w http.ResponseWriter, r *http.Request) error {
+	if r.Header.Get("Content-Type") == uploadType {
+		return nil // a file as the body: its handler caps it (enrich.go)
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	return r.ParseForm()
 }

@@ -163,10 +163,8 @@ func (g *gpkgWriter) start() error {
 	}
 	db.SetMaxOpenConns(1)
 	g.db = db
-	for _, q := range gpkgSchema {
-		if _, err := db.Exec(q); err != nil {
-			return fmt.Errorf("creating the GeoPackage tables: %w", err)
-		}
+	if err := CreateGPKGTables(db); err != nil {
+		return err
 	}
 	t := quoteIdent(g.opts.Layer)
 	var ddl strings.Builder
@@ -345,6 +343,20 @@ func (g *gpkgWriter) Abort() error {
 	g.cleanup()
 	if _, err := os.Stat(g.tmp); err == nil {
 		return fmt.Errorf("export %s: could not remove %s", g.path, g.tmp)
+	}
+	return nil
+}
+
+// CreateGPKGTables creates, on an empty SQLite database, the tables every
+// GeoPackage 1.3 of features has (application id and version,
+// gpkg_spatial_ref_sys with WGS 84, gpkg_contents, gpkg_geometry_columns,
+// gpkg_extensions), for writers of layers other than frames (package
+// enrich's sites). The layer's own table and rows are the caller's.
+func CreateGPKGTables(db *sql.DB) error {
+	for _, q := range gpkgSchema {
+		if _, err := db.Exec(q); err != nil {
+			return fmt.Errorf("creating the GeoPackage tables: %w", err)
+		}
 	}
 	return nil
 }
