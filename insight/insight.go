@@ -33,7 +33,7 @@ type Value struct {
 // first, and how far the search went.
 type Nearest struct {
 	Dataset  string
-	LimitKm  float64 // the farthest the search looks (50 km)
+	LimitKm  float64 // the farthest the search looks (100 km from a frame centre)
 	Searched float64 // km: every feature within this distance of the selection was read
 	Features []NearFeature
 	// Hidden is true when the asking key may not see features (no

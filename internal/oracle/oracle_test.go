@@ -88,6 +88,14 @@ func TestEval(t *testing.T) {
 		{"coverage beyond", Expect{Agg: "coverage", Measure: P, DistanceKm: 1, DistanceOp: "beyond", Feature: "health"}, 50, nil},
 		{"coverage beyond, with a filter", Expect{Agg: "coverage", Measure: P, DistanceKm: 1, DistanceOp: "beyond", Feature: "health", Filters: []Filter{urban}}, 0, nil},
 		{"share within a distance", Expect{Agg: "share", Measure: P, DistanceKm: 0.5, DistanceOp: "within", Feature: "health"}, 350.0 / 400, nil},
+		{"coverage in a band: frames 2 and 3", Expect{Agg: "coverage", Measure: P, DistanceKm: 1, DistanceKm2: 3, DistanceOp: "between", Feature: "health"}, 50, nil},
+		{"count in a band", Expect{Agg: "count", DistanceKm: 1, DistanceKm2: 3, DistanceOp: "between", Feature: "health"}, 2, nil},
+		{"the 2 frames farthest", Expect{Agg: "farthest", Feature: "health", Order: "desc", K: 2}, 0.02 * kmPerDeg, []string{"3", "2"}},
+		{"the 3 frames nearest, ties by id", Expect{Agg: "nearest", Feature: "health", Order: "asc", K: 3}, 0, []string{"1", "10", "2"}},
+		{"density filter per km²", Expect{Agg: "count", Filters: []Filter{{Measure: P, Op: ">", Value: 60, Per: "km2"}}}, 2, nil},
+		{"density filter per hectare", Expect{Agg: "count", Filters: []Filter{{Measure: P, Op: ">", Value: 0.6, Per: "ha"}}}, 2, nil},
+		{"ratio filter: some over none is more than any number", Expect{Agg: "count", Filters: []Filter{{Measure: P, Op: ">", Value: 60, Of: H}}}, 3, nil},
+		{"ratio filter: under", Expect{Agg: "count", Filters: []Filter{{Measure: P, Op: "<", Value: 110, Of: H}}}, 1, nil},
 		{"featurecount", Expect{Agg: "featurecount", Feature: "health"}, 3, nil},
 		{"place in the selection", Expect{Agg: "total", Measure: P, Place: "y"}, 250, nil},
 		{"weights absent: whole frames", Expect{Agg: "total", Measure: P, Filters: []Filter{{Measure: S, Op: "=", Text: "urban"}}}, 350, nil},
@@ -290,6 +298,10 @@ func TestCorpusWellFormed(t *testing.T) {
 					bad("number filter on " + fl.Measure)
 				case fl.Op == "between" && fl.Value2 <= fl.Value:
 					bad("between needs value < value2")
+				case fl.Per != "" && fl.Per != "km2" && fl.Per != "ha":
+					bad("per " + fl.Per)
+				case fl.Of != "" && (!numbers[fl.Of] || fl.Per != "" || fl.Text != ""):
+					bad("of needs a number measure, without per or text: " + fl.Of)
 				}
 			}
 			if len(e.Filters) > 0 && e.Join != "and" && e.Join != "or" {
@@ -312,6 +324,12 @@ func TestCorpusWellFormed(t *testing.T) {
 			}
 			if (e.DistanceOp != "") != (e.DistanceKm > 0) || (e.Agg == "coverage" && e.DistanceOp == "") {
 				bad("distance needs both distanceKm and distanceOp")
+			}
+			if (e.DistanceOp == "between") != (e.DistanceKm2 > e.DistanceKm) {
+				bad("a band (between), and only a band, has distanceKm2 beyond distanceKm")
+			}
+			if (e.Agg == "nearest" || e.Agg == "farthest") && e.K > 0 && e.Order != map[bool]string{true: "asc", false: "desc"}[e.Agg == "nearest"] {
+				bad("K frames nearest are asc, farthest desc")
 			}
 			switch e.Confidence {
 			case "exact":
