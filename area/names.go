@@ -74,6 +74,13 @@ var synonyms = func() map[string]string {
 var countryKeys = map[string]bool{"nigeria": true, "national": true, "nationwide": true,
 	"thewholecountry": true, "wholecountry": true, "thecountry": true, "federalrepublicofnigeria": true}
 
+// IsCountry reports a name of the whole grid ("Nigeria", "national",
+// "the whole country"): a selection of frames is always inside it.
+func IsCountry(name string) bool {
+	key, kind := Key(name)
+	return (kind == "" || kind == "country") && countryKeys[key]
+}
+
 // words splits a name into lower-case words without accents; every
 // character that is not a letter or digit separates words.
 func words(s string) []string {

@@ -483,4 +483,11 @@ func TestServer_HandleFramesInsight_Issue22Gaps(t *testing.T) {
 	if d.Result == nil || d.Result.Value == nil || *d.Result.Value != 4000 {
 		t.Errorf("Suleja: %+v %q", d.Result, d.Headline)
 	}
+	// The country is every frame's place: the selection is answered.
+	for _, q := range []string{"How many people live in Nigeria?", "What is the total population of the selected frames in Nigeria?"} {
+		d = ask(q)
+		if want := pop[ids[0]] + pop[ids[1]] + pop[ids[2]]; d.Confidence != "exact" || d.Result == nil || d.Result.Value == nil || *d.Result.Value != want {
+			t.Errorf("%q: %s %+v, want %g (%s)", q, d.Confidence, d.Result, want, d.Headline)
+		}
+	}
 }

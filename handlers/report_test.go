@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"frameindex/insight"
 	"frameindex/narrate/ollamatest"
 	"frameindex/state"
 )
@@ -33,7 +32,7 @@ func TestServer_WordReport(t *testing.T) {
 			model.SetReply(tc.reply)
 			allow := &fakeAllowance{reserveErr: tc.reserveErr}
 			s := wordingServer(t, model, allow, 5*time.Second)
-			ins := fixedAnswer(insight.Request{})
+			ins := fixedAnswer(engineCall{})
 			ins.Format = "report"
 			got := s.WordReport(context.Background(), key, ins)
 			if (got != "") != tc.kept || len(allow.committed) != tc.committed || len(allow.refunded) != tc.refunded {
