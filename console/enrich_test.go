@@ -58,9 +58,11 @@ func TestEnrichJobs_Limits(t *testing.T) {
 	if _, err := os.Stat(a.dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the expired job's folder: %v", err)
 	}
-	if _, err := jobs.add("rival", "rivo", "s.csv", later); err != nil {
-		t.Errorf("after expiry there is room: %v", err)
+	c, err := jobs.add("rival", "rivo", "s.csv", later)
+	if err != nil {
+		t.Fatalf("after expiry there is room: %v", err)
 	}
+	jobs.remove(c)
 }
 
 // TestEnrichUpload_Refusals: over HTTP, a file over the cap, a format

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"frameindex/access"
+	"frameindex/admin"
 	"frameindex/area"
 	"frameindex/bolt"
 	"frameindex/demo"
@@ -55,7 +56,7 @@ func openDemo() (*bolt.Store, *index.Index, error) {
 		s, err = bolt.Open(path, bolt.Options{ReadOnly: true})
 	} else if national.dir, err = os.MkdirTemp("", "frameindex-enrich"); err == nil {
 		if s, err = bolt.Open(filepath.Join(national.dir, "demo.db"), bolt.Options{Create: true}); err == nil {
-			_, err = demo.Build(context.Background(), s, time.Now(), nil)
+			err = buildDemo(s)
 		}
 	}
 	if err != nil {
@@ -63,6 +64,21 @@ func openDemo() (*bolt.Store, *index.Index, error) {
 	}
 	_, runs, _, err := s.Grid()
 	return s, index.NewLattice(runs), err
+}
+
+// buildDemo builds the national grid from the repository's outline of
+// Nigeria, as `frameindex demo` does, and the demo's datasets on it.
+func buildDemo(s *bolt.Store) error {
+	outline, err := os.Open(filepath.Join("..", "testdata", "nigeria-outline.geojson"))
+	if err != nil {
+		return err
+	}
+	defer outline.Close()
+	if _, err := (&admin.Ops{Store: s}).BuildGridFrom(context.Background(), outline, "enrich test"); err != nil {
+		return err
+	}
+	_, err = demo.Build(context.Background(), s, time.Now(), nil)
+	return err
 }
 
 func TestMain(m *testing.M) {
