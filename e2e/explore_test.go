@@ -241,9 +241,12 @@ func TestBrowser_ExploreMap(t *testing.T) {
 			t.Errorf("source %s: %q, want %q", id, srcs[id], want)
 		}
 	}
+	// Every source is vector tiles, or GeoJSON the page draws itself
+	// (the selection, a drawn area, the frames beyond a distance): none
+	// is GeoJSON fetched from an address.
 	for id, s := range srcs {
-		if !strings.HasPrefix(s, "vector ") && id != "selection" {
-			t.Errorf("source %s is %q, not vector tiles", id, s)
+		if !strings.HasPrefix(s, "vector ") && s != "geojson " {
+			t.Errorf("source %s is %q, not vector tiles nor GeoJSON drawn by the page", id, s)
 		}
 	}
 	if !strings.Contains(demo.text("#legend"), "Estimated population") {
