@@ -106,10 +106,10 @@ func (s *Server) reportKey(r *http.Request) (state.Key, error) {
 
 // reportRequest reads a report's query: place (with kind), bbox
 // (W,S,E,N), around (lon,lat) with radius, or compare (places separated
-// by commas, a kind after a colon); measure; format=csv for a
-// comparison.
+// by commas, a kind after a colon); measure; facilities (a features
+// dataset's id); format=csv for a comparison.
 func reportRequest(q url.Values) (report.Request, error) {
-	req := report.Request{Measure: q.Get("measure"), Format: q.Get("format")}
+	req := report.Request{Measure: q.Get("measure"), Format: q.Get("format"), Facilities: q.Get("facilities")}
 	bad := func(msg string) error { return &area.Error{Code: area.CodeInvalid, Message: msg} }
 	nums := func(v string, n int, what string) ([]float64, error) {
 		parts := strings.Split(v, ",")

@@ -230,7 +230,8 @@ func TestBrowser_Report(t *testing.T) {
 			t.Fatalf("the report form's heading is %q", h)
 		}
 		demo.checkAccessible("report form")
-		demo.open("/console/report?place=Doguwa&kind=lga")
+		// The OSM facilities, as the PDF's: their distances are kept from it.
+		demo.open("/console/report?place=Doguwa&kind=lga&facilities=osm_health")
 		page := demo.text("body")
 		if !strings.Contains(page, "Place report: Doguwa LGA") {
 			demo.shots("report-page")
@@ -252,7 +253,7 @@ func TestBrowser_Report(t *testing.T) {
 		if msg := demo.text(".notice"); !strings.Contains(msg, "Atlantis") {
 			t.Errorf("an unknown place shows %q", msg)
 		}
-		demo.open("/console/report?compare=Dala:lga,Fagge:lga,Gwale:lga")
+		demo.open("/console/report?compare=Dala:lga,Fagge:lga,Gwale:lga&facilities=osm_health")
 		if page := demo.text("body"); !strings.Contains(page, "Comparison of 3 areas") || !strings.Contains(page, "Gwale LGA") {
 			t.Errorf("the comparison page shows:\n%s", page)
 		}
