@@ -194,6 +194,15 @@ func TestBrowser_ExploreAreas(t *testing.T) {
 		if km2, _ := ar["km2"].(float64); math.Abs(km2-math.Pi*9)/(math.Pi*9) > 0.005 || ar["kind"] != "ring" || ar["partial"] != true {
 			t.Errorf("the ring's area: %v; a 3 km circle is %.3f km²", ar, math.Pi*9)
 		}
+		// "Report on this area" links the ring's place report, which
+		// the person's session opens.
+		href := run(demo, chromedp.Evaluate[string](`(e => e.hidden ? '' : e.href)(document.getElementById('area-report'))`))
+		wantQ := "report?around=" + strconv.FormatFloat(spec.Around[0], 'f', -1, 64) + "," + strconv.FormatFloat(spec.Around[1], 'f', -1, 64) + "&radius=3"
+		if !strings.HasSuffix(href, wantQ) {
+			t.Errorf("the area's report link %q, want it to end %q", href, wantQ)
+		} else if got := run(demo, chromedp.Evaluate[string](`(() => { const x = new XMLHttpRequest(); x.open('GET', document.getElementById('area-report').href, false); x.send(); return x.status + ' ' + x.responseText; })()`)); !strings.HasPrefix(got, "200 ") || !strings.Contains(got, "3 km") {
+			t.Errorf("the ring's report page: %.300s", got)
+		}
 		// From the keyboard: Enter on the map places the centre at the
 		// map's centre.
 		demo.jump(8.6, 12.1, 11)

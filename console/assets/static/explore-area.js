@@ -103,10 +103,26 @@
         text = "Asking about the selected frames; with none selected, about the place the question names (\u201cHow many people live in Dala?\u201d).";
     }
     now.textContent = text;
+    reportLink();
     root.dataset.area = mode;
     map.doubleClickZoom[mode === "polygon" && !closed ? "disable" : "enable"]();
     draw();
   }
+  // reportLink points "Report on this area" at the place report of the
+  // chosen area (report.go reads the same members as a GET query); a
+  // drawn shape is too long for a link, and the selection is no area.
+  const report = $("area-report");
+  function reportLink() {
+    let q = null;
+    if (mode === "place" && place) q = "place=" + encodeURIComponent(place.name + (place.within && placeWithParent ? ", " + place.within : "")) + "&kind=" + encodeURIComponent(place.kind.toLowerCase());
+    if (mode === "view") q = "bbox=" + hooks.area("", 0).bbox.join(",");
+    if (mode === "ring" && ring && radius()) q = "around=" + ring.join(",") + "&radius=" + radius();
+    report.hidden = !q;
+    if (q) report.href = "report?" + q;
+  }
+  map.on("moveend", () => {
+    if (mode === "view") reportLink();
+  });
   choice.addEventListener("change", (ev) => {
     if (ev.target.name !== "area") return;
     mode = ev.target.value;
