@@ -8,6 +8,7 @@
 # the medians and their ratio (target: charged >= 0.8 x uncharged), and
 # checks that the charged calls were charged and the ledger counts them.
 #   scripts/load-charged.sh [DURATION] [RUNS]     (defaults 10, 3)
+#   CONNS=N scripts/load-charged.sh ...           N connections (default 8)
 #   DEMO_DB=FILE scripts/load-charged.sh ...      reuse (or make) the demo
 #                                                 file FILE; it is written to
 set -euo pipefail
@@ -53,8 +54,8 @@ charges() { curl -s -H "Authorization: Bearer $1" "$url$path" | jq -c '.data.cha
 [ "$(charges "$free_key")" = '[]' ] || { echo "the uncharged key's call was charged"; exit 1; }
 ledger_before=$("${fi[@]}" org show demo --history 0 --data "$db" --json | jq '[.ledger[] | select(.kind == "charge")] | length')
 
-rps() { wrk -t1 -c8 -d"${DUR}s" -H "Authorization: Bearer $1" "$url$path" | tee -a "$work/wrk.log" | awk '/Requests\/sec/{print $2}'; }
-echo "running wrk -t1 -c8 -d${DUR}s, ${RUNS} runs of each key in turn ..."
+rps() { wrk -t1 -c"${CONNS:-8}" -d"${DUR}s" -H "Authorization: Bearer $1" "$url$path" | tee -a "$work/wrk.log" | awk '/Requests\/sec/{print $2}'; }
+echo "running wrk -t1 -c${CONNS:-8} -d${DUR}s, ${RUNS} runs of each key in turn ..."
 c=() f=()
 for i in $(seq "$RUNS"); do
   c+=("$(rps "$charged_key")")
