@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -41,7 +42,7 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := reportForm{Place: q.Get("place"), Kind: q.Get("kind"), BBox: q.Get("bbox"), Around: q.Get("around"), Radius: q.Get("radius"),
 		Compare: q.Get("compare"), Measure: q.Get("measure"), Measures: report.MapMeasures, Available: s.reports != nil}
-	if !f.Available || (f.Place == "" && f.BBox == "" && f.Around == "" && f.Compare == "") {
+	if !f.Available || (f.Place == "" && f.BBox == "" && f.Around == "" && f.Compare == "" && q.Get("geometry") == "") {
 		s.reportFormPage(w, r, http.StatusOK, f)
 		return
 	}
@@ -105,7 +106,7 @@ func (s *Server) reportKey(r *http.Request) (state.Key, error) {
 }
 
 // reportRequest reads a report's query: place (with kind), bbox
-// (W,S,E,N), around (lon,lat) with radius, or compare (places separated
+// (W,S,E,N), geometry (GeoJSON), around (lon,lat) with radius, or compare (places separated
 // by commas, a kind after a colon); measure; facilities (a features
 // dataset's id); format=csv for a comparison.
 func reportRequest(q url.Values) (report.Request, error) {
@@ -145,6 +146,17 @@ func reportRequest(q url.Values) (report.Request, error) {
 			return req, err
 		}
 		req.Areas = []area.Spec{{BBox: b}}
+	case q.Get("geometry") != "":
+		// A drawn shape: the question call's own check of the member.
+		b, err := json.Marshal(map[string]json.RawMessage{"geometry": json.RawMessage(q.Get("geometry"))})
+		if err != nil {
+			return req, bad("geometry must be a GeoJSON Polygon or MultiPolygon in WGS 84 longitude and latitude; it is not JSON")
+		}
+		s, err := area.Decode(b)
+		if err != nil {
+			return req, err
+		}
+		req.Areas = []area.Spec{s}
 	case q.Get("around") != "":
 		c, err := nums(q.Get("around"), 2, "around (lon,lat)")
 		if err != nil {

@@ -20,6 +20,9 @@ func TestReportRequest(t *testing.T) {
 		{"place=Dala&kind=lga", `[{"place":"Dala","kind":"lga"}]`},
 		{"bbox=8.45,11.95,8.6,12.05", `[{"bbox":[8.45,11.95,8.6,12.05]}]`},
 		{"around=8.52,12&radius=5", `[{"around":[8.52,12],"radiusKm":5}]`},
+		{"geometry=" + url.QueryEscape(`{"type":"Polygon","coordinates":[[[8.5,12],[8.56,12],[8.56,12.04],[8.5,12]]]}`), `[{"geometry":{"type":"Polygon","coordinates":[[[8.5,12],[8.56,12],[8.56,12.04],[8.5,12]]]}}]`},
+		{"geometry=" + url.QueryEscape(`{"type":"Polygon"`), "it is not JSON"},
+		{"geometry=" + url.QueryEscape(`{"type":"Point","coordinates":[8.5,12]}`), "Polygon"},
 		{"compare=Dala:lga, Fagge ,,Gwale", `[{"place":"Dala","kind":"lga"},{"place":"Fagge"},{"place":"Gwale"}]`},
 		{"bbox=8.45,11.95", "bbox (minLon,minLat,maxLon,maxLat) must be 4 numbers"},
 		{"around=8.5,x&radius=5", `"x" is not a number`},
@@ -44,7 +47,7 @@ func TestReportRequest(t *testing.T) {
 // FuzzReportRequest: any query is read into areas or refused with an
 // area error; never a panic.
 func FuzzReportRequest(f *testing.F) {
-	for _, s := range []string{"place=Dala&kind=lga", "bbox=1,2,3,4", "around=8,12&radius=5", "compare=a,b:lga", "around=1e999,2&radius=NaN", "bbox=,,,"} {
+	for _, s := range []string{"place=Dala&kind=lga", "bbox=1,2,3,4", "geometry=%7B%22type%22%3A%22Polygon%22%7D", "around=8,12&radius=5", "compare=a,b:lga", "around=1e999,2&radius=NaN", "bbox=,,,"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {

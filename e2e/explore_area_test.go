@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -245,6 +246,20 @@ func TestBrowser_ExploreAreas(t *testing.T) {
 		ar, _ := a["area"].(map[string]any)
 		if km2, _ := ar["km2"].(float64); math.Abs(km2-box)/box > 0.01 || ar["kind"] != "polygon" {
 			t.Errorf("the polygon's area: %v; the box drawn is %.3f km²", ar, box)
+		}
+		// Its report link carries the shape the question was about.
+		href := run(demo, chromedp.Evaluate[string](`(e => e.hidden ? '' : e.href)(document.getElementById('area-report'))`))
+		u, err := url.Parse(href)
+		if err != nil || u.Query().Get("geometry") == "" {
+			t.Fatalf("the shape's report link %q", href)
+		}
+		var sent struct{ Geometry json.RawMessage }
+		json.Unmarshal([]byte(area), &sent)
+		if got := u.Query().Get("geometry"); got != string(sent.Geometry) {
+			t.Errorf("the report link's shape %s, the question's %s", got, sent.Geometry)
+		}
+		if got := run(demo, chromedp.Evaluate[string](`(() => { const x = new XMLHttpRequest(); x.open('GET', document.getElementById('area-report').href, false); x.send(); return x.status + ' ' + x.responseText; })()`)); !strings.HasPrefix(got, "200 ") || !strings.Contains(got, "drawn") {
+			t.Errorf("the shape's report page: %.300s", got)
 		}
 	})
 

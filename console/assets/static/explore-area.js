@@ -109,14 +109,15 @@
     draw();
   }
   // reportLink points "Report on this area" at the place report of the
-  // chosen area (report.go reads the same members as a GET query); a
-  // drawn shape is too long for a link, and the selection is no area.
+  // chosen area (report.go reads the same members as a GET query; a
+  // drawn shape goes as its GeoJSON); the selection is no area.
   const report = $("area-report");
   function reportLink() {
     let q = null;
     if (mode === "place" && place) q = "place=" + encodeURIComponent(place.name + (place.within && placeWithParent ? ", " + place.within : "")) + "&kind=" + encodeURIComponent(place.kind.toLowerCase());
     if (mode === "view") q = "bbox=" + hooks.area("", 0).bbox.join(",");
     if (mode === "ring" && ring && radius()) q = "around=" + ring.join(",") + "&radius=" + radius();
+    if (mode === "polygon" && closed) q = "geometry=" + encodeURIComponent(JSON.stringify(hooks.area("", 0).geometry));
     report.hidden = !q;
     if (q) report.href = "report?" + q;
   }
