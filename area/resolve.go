@@ -22,7 +22,7 @@ type Area struct {
 	Name string `json:"name"`
 	// Kind is "state", "lga", "ward" or another zones attribute for a
 	// place; "country" for the whole grid; "bbox", "polygon" or "ring"
-	// for a drawn area.
+	// for a drawn area; "frames" for a selection of frames.
 	Kind       string  `json:"kind"`
 	Parent     string  `json:"parent,omitempty"`
 	Dataset    string  `json:"dataset,omitempty"` // the boundary dataset of a place
@@ -52,7 +52,7 @@ func (a *Area) Subject() string {
 		return a.Name + " LGA"
 	case "ward", "country":
 		return a.Name
-	case "bbox", "polygon", "ring":
+	case "bbox", "polygon", "ring", "frames":
 		return "the " + a.Name
 	}
 	return a.Name + " (" + a.Kind + ")"
@@ -492,6 +492,8 @@ func (c *Catalogue) Resolve(spec Spec, question string) (*Area, error) {
 		return c.drawn(grid.MultiPolygon{{r}}, name, "bbox")
 	case spec.geom != nil:
 		return c.drawn(spec.geom, "drawn polygon", "polygon")
+	case spec.Frames != nil:
+		return c.selection(spec.Frames)
 	case spec.Around != nil:
 		name := fmt.Sprintf("ring of %s km around %s, %s", strconv.FormatFloat(spec.RadiusKm, 'f', -1, 64), fmtDeg(spec.Around[0]), fmtDeg(spec.Around[1]))
 		return c.drawn(Ring(spec.Around[0], spec.Around[1], spec.RadiusKm), name, "ring")
@@ -513,6 +515,36 @@ func (c *Catalogue) place(name, kind string) (*Area, error) {
 	}
 	return &Area{Name: p.Name, Kind: p.Kind, Parent: p.Parent, Dataset: p.Dataset, FrameCount: len(p.Pos),
 		Km2: c.places.km2(c.ix, p), Pos: p.Pos, Place: p}, nil
+}
+
+// MaxSelection is the most frames a selection holds (the spec's cap on
+// frameIds).
+const MaxSelection = 50
+
+// selection resolves frames chosen by id: each counts whole.
+func (c *Catalogue) selection(ids []uint64) (*Area, error) {
+	if len(ids) == 0 || len(ids) > MaxSelection {
+		return nil, invalid("a selection holds 1 to %d frames; it holds %d", MaxSelection, len(ids))
+	}
+	pos := make([]int32, 0, len(ids))
+	for _, id := range ids {
+		p, ok := c.ix.Pos(id)
+		if !ok {
+			return nil, &Error{Code: CodeNotFound, Message: "frame " + strconv.FormatUint(id, 10) + " is not a frame of the grid"}
+		}
+		pos = append(pos, int32(p))
+	}
+	slices.Sort(pos)
+	pos = slices.Compact(pos)
+	ac := c.places.cacheFor(c.ix)
+	ac.mu.Lock()
+	km2 := ac.areaOf(pos)
+	ac.mu.Unlock()
+	name := strconv.Itoa(len(pos)) + " selected frames"
+	if len(pos) == 1 {
+		name = "selected frame"
+	}
+	return &Area{Name: name, Kind: "frames", FrameCount: len(pos), Km2: km2, Pos: pos}, nil
 }
 
 // drawn resolves a drawn area.

@@ -44,6 +44,9 @@ type Spec struct {
 	Around     []float64       `json:"around,omitempty"`
 	RadiusKm   float64         `json:"radiusKm,omitempty"`
 	InQuestion bool            `json:"inQuestion,omitempty"`
+	// Frames is a selection of frames by id (the question call's
+	// frameIds), for reports; never read from an area object.
+	Frames []uint64 `json:"-"`
 
 	geom grid.MultiPolygon // parsed Geometry
 }

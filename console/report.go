@@ -42,7 +42,7 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := reportForm{Place: q.Get("place"), Kind: q.Get("kind"), BBox: q.Get("bbox"), Around: q.Get("around"), Radius: q.Get("radius"),
 		Compare: q.Get("compare"), Measure: q.Get("measure"), Measures: report.MapMeasures, Available: s.reports != nil}
-	if !f.Available || (f.Place == "" && f.BBox == "" && f.Around == "" && f.Compare == "" && q.Get("geometry") == "") {
+	if !f.Available || (f.Place == "" && f.BBox == "" && f.Around == "" && f.Compare == "" && q.Get("geometry") == "" && q.Get("frames") == "") {
 		s.reportFormPage(w, r, http.StatusOK, f)
 		return
 	}
@@ -106,7 +106,8 @@ func (s *Server) reportKey(r *http.Request) (state.Key, error) {
 }
 
 // reportRequest reads a report's query: place (with kind), bbox
-// (W,S,E,N), geometry (GeoJSON), around (lon,lat) with radius, or compare (places separated
+// (W,S,E,N), geometry (GeoJSON), frames (up to 50 ids), around
+// (lon,lat) with radius, or compare (places separated
 // by commas, a kind after a colon); measure; facilities (a features
 // dataset's id); format=csv for a comparison.
 func reportRequest(q url.Values) (report.Request, error) {
@@ -146,6 +147,21 @@ func reportRequest(q url.Values) (report.Request, error) {
 			return req, err
 		}
 		req.Areas = []area.Spec{{BBox: b}}
+	case q.Get("frames") != "":
+		// The selection of up to 50 frames, by id.
+		for _, v := range strings.Split(q.Get("frames"), ",") {
+			id, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return req, bad("frames are frame ids separated by commas; " + strconv.Quote(v) + " is not a frame id")
+			}
+			if len(req.Areas) == 0 {
+				req.Areas = []area.Spec{{}}
+			}
+			req.Areas[0].Frames = append(req.Areas[0].Frames, id)
+		}
+		if n := len(req.Areas[0].Frames); n > area.MaxSelection {
+			return req, bad("a report of frames is of 1 to " + strconv.Itoa(area.MaxSelection) + " frames; the link names " + strconv.Itoa(n))
+		}
 	case q.Get("geometry") != "":
 		// A drawn shape: the question call's own check of the member.
 		b, err := json.Marshal(map[string]json.RawMessage{"geometry": json.RawMessage(q.Get("geometry"))})

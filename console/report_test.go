@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,6 +23,9 @@ func TestReportRequest(t *testing.T) {
 		{"around=8.52,12&radius=5", `[{"around":[8.52,12],"radiusKm":5}]`},
 		{"geometry=" + url.QueryEscape(`{"type":"Polygon","coordinates":[[[8.5,12],[8.56,12],[8.56,12.04],[8.5,12]]]}`), `[{"geometry":{"type":"Polygon","coordinates":[[[8.5,12],[8.56,12],[8.56,12.04],[8.5,12]]]}}]`},
 		{"geometry=" + url.QueryEscape(`{"type":"Polygon"`), "it is not JSON"},
+		{"frames=4411024,4411025", `[{}]`},
+		{"frames=4411024,x", `"x" is not a frame id`},
+		{"frames=" + strings.Repeat("1,", 50) + "1", "1 to 50 frames; the link names 51"},
 		{"geometry=" + url.QueryEscape(`{"type":"Point","coordinates":[8.5,12]}`), "Polygon"},
 		{"compare=Dala:lga, Fagge ,,Gwale", `[{"place":"Dala","kind":"lga"},{"place":"Fagge"},{"place":"Gwale"}]`},
 		{"bbox=8.45,11.95", "bbox (minLon,minLat,maxLon,maxLat) must be 4 numbers"},
@@ -44,10 +48,19 @@ func TestReportRequest(t *testing.T) {
 	}
 }
 
+// TestReportRequest_Frames: a selection's ids reach the area as frames.
+func TestReportRequest_Frames(t *testing.T) {
+	q, _ := url.ParseQuery("frames=4411024, 4411025")
+	req, err := reportRequest(q)
+	if err != nil || len(req.Areas) != 1 || !slices.Equal(req.Areas[0].Frames, []uint64{4411024, 4411025}) {
+		t.Fatalf("%+v %v", req.Areas, err)
+	}
+}
+
 // FuzzReportRequest: any query is read into areas or refused with an
 // area error; never a panic.
 func FuzzReportRequest(f *testing.F) {
-	for _, s := range []string{"place=Dala&kind=lga", "bbox=1,2,3,4", "geometry=%7B%22type%22%3A%22Polygon%22%7D", "around=8,12&radius=5", "compare=a,b:lga", "around=1e999,2&radius=NaN", "bbox=,,,"} {
+	for _, s := range []string{"place=Dala&kind=lga", "bbox=1,2,3,4", "frames=1,2", "geometry=%7B%22type%22%3A%22Polygon%22%7D", "around=8,12&radius=5", "compare=a,b:lga", "around=1e999,2&radius=NaN", "bbox=,,,"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -369,6 +370,13 @@ func TestBrowser_ExploreAsk(t *testing.T) {
 	demo.waitFor("a full selection", `document.getElementById('explore').dataset.selected === '50'`, 20*time.Second)
 	if s := demo.text("#selection"); !strings.Contains(s, "the most a question can be about") {
 		t.Errorf("selection text at 50: %q", s)
+	}
+	// "Report on this area" links the selection's report, by its ids.
+	href := run(demo, chromedp.Evaluate[string](`(e => e.hidden ? '' : e.href)(document.getElementById('area-report'))`))
+	if u, err := url.Parse(href); err != nil || len(strings.Split(u.Query().Get("frames"), ",")) != 50 {
+		t.Errorf("the selection's report link %q", href)
+	} else if got := run(demo, chromedp.Evaluate[string](`(() => { const x = new XMLHttpRequest(); x.open('GET', document.getElementById('area-report').href, false); x.send(); return x.status + ' ' + x.responseText; })()`)); !strings.HasPrefix(got, "200 ") || !strings.Contains(got, "50 selected frames") {
+		t.Errorf("the selection's report page: %.300s", got)
 	}
 
 	// A phone's width: the panel is under the map, and the question works.

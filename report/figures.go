@@ -409,7 +409,7 @@ func nextLevels(kind string) []string {
 		return []string{"lga", "ward"}
 	case "lga":
 		return []string{"ward"}
-	case "bbox", "polygon", "ring":
+	case "bbox", "polygon", "ring", "frames":
 		return []string{"ward", "lga"}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -231,20 +232,7 @@ func TestBuild_Demo(t *testing.T) {
 	}
 	a := rep.Area.Area
 	ids := r.cat.Frames(a).IDs
-	fd, err := nationalOnce.store.ReadFrames([]string{r.M.Population.Dataset}, ids, false, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := 0.0
-	for _, f := range fd {
-		for _, d := range f.Datasets {
-			vals, err := access.Values(d.Attrs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want += vals[r.M.Population.Attribute].Num
-		}
-	}
+	want := dataCallPeople(t, r, ids)
 	if !rep.Area.People.OK || math.Abs(rep.Area.People.V-want) > 1e-6*want {
 		t.Errorf("people %+v, want %v (the data call's sum over %d frames)", rep.Area.People, want, len(ids))
 	}
@@ -278,6 +266,62 @@ func TestBuild_Demo(t *testing.T) {
 		if s.ID == "nightlights" {
 			t.Error("the per-query nightlights is among the sources")
 		}
+	}
+}
+
+// dataCallPeople sums the population the data call reads on ids.
+func dataCallPeople(t *testing.T, r *Reader, ids []uint64) float64 {
+	t.Helper()
+	fd, err := nationalOnce.store.ReadFrames([]string{r.M.Population.Dataset}, ids, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0.0
+	for _, f := range fd {
+		for _, d := range f.Datasets {
+			vals, err := access.Values(d.Attrs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want += vals[r.M.Population.Attribute].Num
+		}
+	}
+	return want
+}
+
+// TestBuild_Selection: a report of selected frames (the question call's
+// frameIds) is of those frames whole, beside the state holding them.
+func TestBuild_Selection(t *testing.T) {
+	e := nationalEngine(t)
+	r, err := e.Reader(state.Key{ID: "k", OrgID: "demo"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lga, err := r.Resolve(area.Spec{Place: "Kano", Kind: "lga"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := slices.Clone(r.cat.Frames(lga).IDs[:12])
+	rep, err := Build(context.Background(), r, area.Spec{Frames: append(ids, ids[0])}, BuildOptions{}) // a repeated id counts once
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := dataCallPeople(t, r, ids)
+	a := rep.Area.Area
+	if a.Kind != "frames" || a.FrameCount != len(ids) || a.Weights != nil || a.Name != "12 selected frames" {
+		t.Errorf("area %+v", a)
+	}
+	if !rep.Area.People.OK || math.Abs(rep.Area.People.V-want) > 1e-6*want {
+		t.Errorf("people %+v, want %v (the data call's sum)", rep.Area.People, want)
+	}
+	if rep.Parent == nil || rep.Parent.Area.Name != "Kano" || rep.Parent.Area.Kind != "state" {
+		t.Errorf("parent %+v", rep.Parent)
+	}
+	if _, err := r.Resolve(area.Spec{Frames: []uint64{1}}); err == nil {
+		t.Error("a frame id not in the grid was resolved")
+	}
+	if _, err := r.Resolve(area.Spec{Frames: make([]uint64, 51)}); err == nil {
+		t.Error("51 frames were resolved")
 	}
 }
 

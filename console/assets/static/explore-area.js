@@ -110,7 +110,7 @@
   }
   // reportLink points "Report on this area" at the place report of the
   // chosen area (report.go reads the same members as a GET query; a
-  // drawn shape goes as its GeoJSON); the selection is no area.
+  // drawn shape goes as its GeoJSON, the selection as its frames' ids).
   const report = $("area-report");
   function reportLink() {
     let q = null;
@@ -118,12 +118,16 @@
     if (mode === "view") q = "bbox=" + hooks.area("", 0).bbox.join(",");
     if (mode === "ring" && ring && radius()) q = "around=" + ring.join(",") + "&radius=" + radius();
     if (mode === "polygon" && closed) q = "geometry=" + encodeURIComponent(JSON.stringify(hooks.area("", 0).geometry));
+    if (mode === "selection" && X.selection && X.selection.size) q = "frames=" + Array.from(X.selection.keys()).join(",");
     report.hidden = !q;
     if (q) report.href = "report?" + q;
   }
   map.on("moveend", () => {
     if (mode === "view") reportLink();
   });
+  hooks.selection = () => {
+    if (mode === "selection") reportLink();
+  };
   choice.addEventListener("change", (ev) => {
     if (ev.target.name !== "area") return;
     mode = ev.target.value;

@@ -322,6 +322,7 @@
       selEl.textContent = n + (n === 1 ? " frame" : " frames") + " selected (up to " + MAX + ").";
     }
     root.dataset.selected = String(n);
+    if (hooks.selection) hooks.selection();
   }
   function frameFeature(f) {
     return { type: "Feature", id: Number(f.id), geometry: f.geometry, properties: { id: String(f.id) } };
@@ -621,5 +622,5 @@
   }
 
   drawSelection();
-  window.frameindexExplore = { map: map, root: root, base: base, hooks: hooks, call: call, el: el, fmt: fmt, status: status, errorText: errorText, answer: answer, question: question };
+  window.frameindexExplore = { map: map, root: root, base: base, hooks: hooks, selection: selection, call: call, el: el, fmt: fmt, status: status, errorText: errorText, answer: answer, question: question };
 })();
