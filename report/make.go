@@ -38,6 +38,9 @@ func (e *Engine) Make(ctx context.Context, key state.Key, req Request, w io.Writ
 	// Each area is checked as the question call checks it (a geometry
 	// is parsed there).
 	for i, s := range req.Areas {
+		if s.Frames != nil {
+			continue // a selection by id, checked when it is resolved
+		}
 		b, err := json.Marshal(s)
 		if err != nil {
 			return err

@@ -317,6 +317,11 @@ func TestBuild_Selection(t *testing.T) {
 	if rep.Parent == nil || rep.Parent.Area.Name != "Kano" || rep.Parent.Area.Kind != "state" {
 		t.Errorf("parent %+v", rep.Parent)
 	}
+	// As the console asks for it.
+	var page bytes.Buffer
+	if err := e.Make(context.Background(), state.Key{ID: "k", OrgID: "demo"}, Request{Areas: []area.Spec{{Frames: ids}}}, &page); err != nil || !strings.Contains(page.String(), "Place report: the 12 selected frames") {
+		t.Errorf("Make: %v %.200s", err, page.String())
+	}
 	if _, err := r.Resolve(area.Spec{Frames: []uint64{1}}); err == nil {
 		t.Error("a frame id not in the grid was resolved")
 	}
