@@ -145,7 +145,7 @@ func (s *Store) StartReserveAnswer(orgID, keyID, requestID string, creditCost in
 				if _, err := appendLedger(tx, o.ID, *a.Entry); err != nil {
 					return err
 				}
-				if err := putOrg(tx, a.Org); err != nil {
+				if err := s.putOrg(tx, a.Org); err != nil {
 					return err
 				}
 			}
@@ -279,7 +279,7 @@ func (s *Store) checkRefund(tx *bbolt.Tx, r state.Reservation, now time.Time) (f
 			if _, err := appendLedger(tx, o.ID, *f.Entry); err != nil {
 				return err
 			}
-			if err := putOrg(tx, f.Org); err != nil {
+			if err := s.putOrg(tx, f.Org); err != nil {
 				return err
 			}
 		}

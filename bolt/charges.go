@@ -74,7 +74,7 @@ func (s *Store) StartCharge(orgID, keyID, requestID string, ds []state.DatasetPr
 			if len(c.Entries) == 0 {
 				return nil
 			}
-			return putOrg(tx, c.Org)
+			return s.putOrg(tx, c.Org)
 		}, nil
 	})
 	if err != nil {

@@ -41,7 +41,7 @@ func debitOp(s *Store, n int64, rid string) ledgerOp {
 			if _, err := appendLedger(tx, o.ID, e); err != nil {
 				return err
 			}
-			return putOrg(tx, o)
+			return s.putOrg(tx, o)
 		}, nil
 	}
 }
@@ -594,5 +594,150 @@ func BenchmarkCommitter_Charge(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// txOp is a ledgerOp that writes nothing and remembers the transaction it
+// was applied in: two writes with the same one were committed together.
+func txOp(into **bbolt.Tx) ledgerOp {
+	return func(tx *bbolt.Tx) (func() error, error) {
+		*into = tx
+		return noWrite, nil
+	}
+}
+
+// setCommitTiming sets maxCommitDelay and minGroup for one test.
+func setCommitTiming(t *testing.T, delay time.Duration, min int) {
+	oldDelay, oldMin := maxCommitDelay, minGroup
+	maxCommitDelay, minGroup = delay, min
+	t.Cleanup(func() { maxCommitDelay, minGroup = oldDelay, oldMin })
+}
+
+// durableIn runs durable in a goroutine and returns the channel its result
+// arrives on.
+func durableIn(durable func() error) <-chan error {
+	ch := make(chan error, 1)
+	go func() { ch <- durable() }()
+	return ch
+}
+
+// notYet fails when ch answers within 50 ms.
+func notYet(t *testing.T, ch <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-ch:
+		t.Fatalf("%s returned (%v) while it should still wait", what, err)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// within fails unless ch answers nil within 5 s.
+func within(t *testing.T, ch <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-ch:
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s did not return", what)
+	}
+}
+
+// A caller waiting for durability with no charge expected is committed at
+// once, however long a group may stay open.
+func TestCommitter_LoneCallerNotHeld(t *testing.T) {
+	setCommitTiming(t, time.Hour, 4)
+	s := MustOpenStore(t)
+	var tx *bbolt.Tx
+	durable, err := s.commitEarly(txOp(&tx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, durableIn(durable), "a lone caller's durable")
+}
+
+// A caller waiting for durability while another request's charge is
+// expected waits for it, and both are committed in one transaction; the
+// expected one, once decided, ends the wait.
+func TestCommitter_WaitsForExpectedCharge(t *testing.T) {
+	setCommitTiming(t, time.Hour, 4)
+	s := MustOpenStore(t)
+	arrived := s.ExpectCharge()
+	var txA, txB *bbolt.Tx
+	durableA, err := s.commitEarly(txOp(&txA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := durableIn(durableA)
+	notYet(t, a, "durable, with a charge expected,")
+	durableB, err := s.commitEarly(txOp(&txB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrived()
+	arrived() // a second call changes nothing
+	within(t, a, "durable once the expected charge arrived")
+	within(t, durableIn(durableB), "the expected charge's durable")
+	if txA == nil || txA != txB {
+		t.Errorf("the two charges were committed in transactions %p and %p, want one", txA, txB)
+	}
+	// Nothing is expected any more: the next caller is not held.
+	var txC *bbolt.Tx
+	durableC, err := s.commitEarly(txOp(&txC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, durableIn(durableC), "durable with nothing expected")
+}
+
+// A group of minGroup writes commits when a caller waits, even while more
+// charges are expected: the cores are not left idle waiting for all.
+func TestCommitter_MinGroupCommitsWithChargesExpected(t *testing.T) {
+	setCommitTiming(t, time.Hour, 2)
+	s := MustOpenStore(t)
+	defer s.ExpectCharge()() // never arrives during the test
+	var txA, txB *bbolt.Tx
+	durableA, err := s.commitEarly(txOp(&txA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := durableIn(durableA)
+	notYet(t, a, "durable, in a group of 1 with a charge expected,")
+	durableB, err := s.commitEarly(txOp(&txB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, a, "durable in a group of minGroup")
+	within(t, durableIn(durableB), "the second write's durable")
+	if txA != txB {
+		t.Error("the two writes were committed apart")
+	}
+}
+
+// A group that nobody waits for, or that waits for a charge that never
+// comes, commits after maxCommitDelay: other writers are not locked out.
+func TestCommitter_MaxDelayBoundsAnOpenGroup(t *testing.T) {
+	setCommitTiming(t, 20*time.Millisecond, 4)
+	s := MustOpenStore(t)
+	mustAddOrg(t, s, "acme", "pro", 10)
+	defer s.ExpectCharge()()
+	durable, err := s.commitEarly(debitOp(s, 1, "held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another writer gets bbolt's lock once the group commits, before
+	// the caller asks for durability.
+	within(t, durableIn(func() error { _, err := s.SetPlan("acme", "scale"); return err }), "another writer")
+	select {
+	case err := <-durableIn(durable):
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the group did not commit")
+	}
+	if o, _ := mustOrgLedger(t, s, "acme"); o.Credits != 9 || o.Plan != "scale" {
+		t.Errorf("org %+v, want 9 credits and the new plan", o)
 	}
 }

@@ -157,9 +157,32 @@ func (s *Store) getDataset(tx *bbolt.Tx, id string) (state.Dataset, bool, error)
 	return d, err == nil, err
 }
 
+// cloneDataset copies d's slices, so that no caller shares them.
+func cloneDataset(d state.Dataset) state.Dataset {
+	if d.Attributes != nil {
+		d.Attributes = slices.Clone(d.Attributes)
+		for i := range d.Attributes {
+			d.Attributes[i].Aliases = slices.Clone(d.Attributes[i].Aliases)
+		}
+	}
+	return d
+}
+
 // decodeDataset decodes a stored dataset description, checking that it is
 // one this package could have written under that id.
 func (s *Store) decodeDataset(id string, v []byte) (state.Dataset, error) {
+	if d, ok := s.memo.datasets.get(id, v); ok {
+		return cloneDataset(d), nil
+	}
+	d, err := s.decodeDescription(id, v)
+	if err == nil {
+		s.memo.datasets.put(id, v, cloneDataset(d))
+	}
+	return d, err
+}
+
+// decodeDescription is decodeDataset without the cache.
+func (s *Store) decodeDescription(id string, v []byte) (state.Dataset, error) {
 	var d state.Dataset
 	err := decodeStrict(v, &d)
 	switch {
@@ -297,8 +320,22 @@ func (s *Store) SetPrice(id string, credits int64) (state.Dataset, error) {
 }
 
 // liveVersion returns the version of dataset id that readers see, or 0
-// when there is no such dataset. It reads only the "version" member of the
-// stored description.
+// when there is no such dataset: from the cached description when the
+// stored one is unchanged, and otherwise from the "version" member of the
+// stored description alone.
+func (s *Store) liveVersion(datasets *bbolt.Bucket, id string) (int, error) {
+	v := datasets.Get([]byte(id))
+	if v == nil {
+		return 0, nil
+	}
+	if d, ok := s.memo.datasets.get(id, v); ok {
+		return d.Version, nil
+	}
+	return liveVersion(datasets, id)
+}
+
+// liveVersion is Store.liveVersion without the cache (Compact's copy has
+// no Store).
 func liveVersion(datasets *bbolt.Bucket, id string) (int, error) {
 	v := datasets.Get([]byte(id))
 	if v == nil {

@@ -96,7 +96,7 @@ func (s *Store) ReadFrames(ids []string, frames []uint64, withFeatures bool, fea
 			if slices.ContainsFunc(src, func(r readSource) bool { return r.id == id }) {
 				continue
 			}
-			ver, err := liveVersion(datasets, id)
+			ver, err := s.liveVersion(datasets, id)
 			if err != nil {
 				return state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: dataset %q: %v", s.path, id, err)
 			}

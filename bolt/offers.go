@@ -193,7 +193,7 @@ func (s *Store) LicenseOffer(orgID, dataset string, seen *state.Terms, now time.
 			if e.Seq, err = appendLedger(tx, org.ID, *e); err != nil {
 				return err
 			}
-			if err := putOrg(tx, org); err != nil {
+			if err := s.putOrg(tx, org); err != nil {
 				return err
 			}
 			entry = e

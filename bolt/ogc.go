@@ -35,7 +35,7 @@ func (s *Store) versionCursor(tx *bbolt.Tx, id string, name []byte) (*bbolt.Curs
 	if datasets == nil || versions == nil {
 		return nil, nil
 	}
-	ver, err := liveVersion(datasets, id)
+	ver, err := s.liveVersion(datasets, id)
 	if err != nil {
 		return nil, state.Wrapf(state.ErrCorrupt, err, "data file %q is corrupt: dataset %q: %v", s.path, id, err)
 	}

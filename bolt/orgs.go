@@ -66,7 +66,14 @@ func (s *Store) getOrg(tx *bbolt.Tx, id string) (state.Org, error) {
 	if v == nil {
 		return state.Org{}, state.Errorf(state.ErrNotFound, "organisation %q not found", id)
 	}
-	return s.decodeOrg(id, v)
+	if o, ok := s.memo.orgs.get(id, v); ok {
+		return o, nil
+	}
+	o, err := s.decodeOrg(id, v)
+	if err == nil {
+		s.memo.orgs.put(id, v, o)
+	}
+	return o, err
 }
 
 // decodeOrg decodes a stored organisation record, checking that it is one
@@ -89,9 +96,19 @@ func (s *Store) decodeOrg(id string, v []byte) (state.Org, error) {
 	return state.Org(r), nil
 }
 
-// putOrg stores o, which must have been read in tx, back under its id.
-func putOrg(tx *bbolt.Tx, o state.Org) error {
-	return putJSON(tx.Bucket(bucketOrgs), []byte(o.ID), orgRecord(o))
+// putOrg stores o, which must have been read in tx, back under its id,
+// and remembers it, so that the next charge of a group reads it back
+// without decoding it.
+func (s *Store) putOrg(tx *bbolt.Tx, o state.Org) error {
+	data, err := json.Marshal(orgRecord(o))
+	if err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketOrgs).Put([]byte(o.ID), data); err != nil {
+		return err
+	}
+	s.memo.orgs.put(o.ID, data, o)
+	return nil
 }
 
 // SetPlan moves the organisation to plan, one of trial, pro and scale, and
@@ -110,7 +127,7 @@ func (s *Store) SetPlan(orgID, plan string) (state.Org, error) {
 			return err
 		}
 		o.Plan = plan
-		return putOrg(tx, o)
+		return s.putOrg(tx, o)
 	})
 	if err != nil {
 		return state.Org{}, err

@@ -131,6 +131,11 @@ type dataFile struct {
 	closeOnce sync.Once
 	// group is the group committer of the ledger (committer.go).
 	group committer
+	// memo holds decoded records by their bytes (memo.go).
+	memo struct {
+		datasets memo[state.Dataset]
+		orgs     memo[state.Org]
+	}
 }
 
 // Open opens (or, with Create, creates) the data file at path.

@@ -53,6 +53,10 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
+	// A charge may follow the read: a group of other requests' charges
+	// about to commit waits for it (bolt's committer.go).
+	arrived := state.ExpectCharge(s.data)
+	defer arrived()
 	ans, err := s.readDataAnswer(key, ids, key.Has(state.CapFeatureRead))
 	if err != nil {
 		s.writeError(w, r, err)
@@ -64,7 +68,9 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 	// buffer, and the first byte goes out only once it is durable.
 	var durable func() error
 	if asks := ans.PerQuery(); len(asks) > 0 {
-		if _, durable, err = ans.StartCharge(ctx, s.data, key, requestIDOf(w), asks, s.now()); err != nil {
+		_, durable, err = ans.StartCharge(ctx, s.data, key, requestIDOf(w), asks, s.now())
+		arrived()
+		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
@@ -78,6 +84,7 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
+	arrived()
 	buf := getBuf()
 	defer func() { putBuf(buf) }()
 	fs := featureStream{w: w, ctx: ctx, b: buf.b, gate: durable}

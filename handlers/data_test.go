@@ -1117,3 +1117,81 @@ func TestServer_HandleFramesData_SentOnlyWhenDurable(t *testing.T) {
 		})
 	}
 }
+
+// expectingData is startingData that is also told when a charge is
+// coming (state.ChargeExpecter, as *bolt.Store is): it counts the
+// expectations still open, and records whether one was open when each
+// charge started.
+type expectingData struct {
+	startingData
+	open          *int
+	openAtCharges *[]int
+}
+
+func (d expectingData) ExpectCharge() func() {
+	*d.open++
+	done := false
+	return func() {
+		if !done {
+			done = true
+			*d.open--
+		}
+	}
+}
+
+func (d expectingData) StartCharge(orgID, keyID, requestID string, ds []state.DatasetPrice, now time.Time) ([]string, []string, func() error, error) {
+	*d.openAtCharges = append(*d.openAtCharges, *d.open)
+	return d.startingData.StartCharge(orgID, keyID, requestID, ds, now)
+}
+
+// A data call says a charge may come before it reads, and ends that
+// expectation whatever happens: charged, uncharged, refused before reading
+// and failed. An expectation left open would hold the store's next group
+// of charges for its full delay.
+func TestServer_HandleFramesData_ExpectsItsCharge(t *testing.T) {
+	for _, c := range []struct {
+		name, query string
+		fail        bool
+		charges     int
+		code        int
+	}{
+		{"charged", "ids=" + frameB, false, 1, 200},
+		{"nothing to charge", "ids=" + frameC, false, 0, 200},
+		{"bad ids", "ids=nope", false, 0, 400},
+		{"commit fails", "ids=" + frameB, true, 1, 500},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := testStore(10)
+			open := 0
+			var atCharges []int
+			store := expectingData{
+				startingData: startingData{fakeData: m.fake(), durable: func() error {
+					if c.fail {
+						return errors.New("fsync: input/output error")
+					}
+					return nil
+				}},
+				open: &open, openAtCharges: &atCharges,
+			}
+			s, _ := dataServer(t, store)
+			w := httptest.NewRecorder()
+			r := httptest.NewRequest(http.MethodGet, "/v1/frames/data?"+c.query, nil)
+			r.Header.Set("Authorization", "Bearer "+secretGood)
+			s.ServeHTTP(w, r)
+			if w.Code != c.code {
+				t.Fatalf("status %d, want %d: %s", w.Code, c.code, w.Body)
+			}
+			if len(atCharges) != c.charges {
+				t.Fatalf("%d charges, want %d", len(atCharges), c.charges)
+			}
+			for _, n := range atCharges {
+				if n != 1 {
+					t.Errorf("%d expectations open when the charge started, want 1 (its own)", n)
+				}
+			}
+			if open != 0 {
+				t.Errorf("%d expectations left open after the request", open)
+			}
+		})
+	}
+}

@@ -72,6 +72,26 @@ type ReserveStarter interface {
 	StartReserveAnswer(orgID, keyID, requestID string, creditCost int64, now time.Time) (r Reservation, durable func() error, err error)
 }
 
+// ChargeExpecter is a store that commits the ledger writes of concurrent
+// requests together (*bolt.Store): a request that will probably charge
+// says so before the work that decides its charge (a data call reads its
+// frames first), so that a group about to commit waits a moment for its
+// write instead of committing without it. arrived ends the expectation:
+// the caller calls it once its charge is decided or will not come; it may
+// be called more than once.
+type ChargeExpecter interface {
+	ExpectCharge() (arrived func())
+}
+
+// ExpectCharge is m's ExpectCharge when m is a ChargeExpecter; otherwise
+// there is nothing to wait for.
+func ExpectCharge(m any) (arrived func()) {
+	if e, ok := m.(ChargeExpecter); ok {
+		return e.ExpectCharge()
+	}
+	return func() {}
+}
+
 // StartCharge is m's StartCharge when m is a ChargeStarter, and otherwise
 // its Charge with a durable that has nothing left to wait for.
 func StartCharge(m interface {
