@@ -75,16 +75,53 @@ func (c *Catalogue) Index() *index.Index { return c.ix }
 // Catalogue returns the catalogue of the datasets of readable (a key's
 // readable datasets) over ix.
 func (ps *Places) Catalogue(ix *index.Index, readable []state.Access) *Catalogue {
-	c := &Catalogue{places: ps, ix: ix}
+	return &Catalogue{places: ps, ix: ix, datasets: placeDatasets(readable)}
+}
+
+// placeDatasets are the datasets of readable that may record places: read
+// without charge, with a category or text attribute.
+func placeDatasets(readable []state.Access) []state.Dataset {
+	var out []state.Dataset
 	for _, a := range readable {
 		if a.PerQuery {
 			continue
 		}
 		if slices.ContainsFunc(a.Dataset.Attributes, func(at state.Attribute) bool { return at.Type != state.TypeNumber }) {
-			c.datasets = append(c.datasets, a.Dataset)
+			out = append(out, a.Dataset)
 		}
 	}
-	return c
+	return out
+}
+
+// AttrLevel returns the level ("state", "lga", "ward") an attribute of
+// that name records, or "".
+func AttrLevel(attr string) string {
+	if i := levelOf(attr); i >= 0 {
+		return levels[i].kind
+	}
+	return ""
+}
+
+// A LevelSource is where the places of one level are read from.
+type LevelSource struct {
+	Kind    string // "state", "lga" or "ward"
+	Dataset state.Dataset
+	Attr    string
+}
+
+// LevelSources returns, for each level some dataset of readable records
+// (readable: a key's readable datasets), the dataset and attribute
+// questions read its places from: the newest such dataset read without
+// charge. Whatever else lists places (the console's place search) reads
+// them from here, so that a place has the same frames everywhere.
+func LevelSources(readable []state.Access) []LevelSource {
+	c := &Catalogue{datasets: placeDatasets(readable)}
+	srcs, _ := c.sources("")
+	out := make([]LevelSource, len(srcs))
+	for i, s := range srcs {
+		out[i] = LevelSource{Kind: levels[levelOf(s.attr)].kind, Dataset: s.d, Attr: s.attr}
+	}
+	return out
 }
 
 // source is one attribute of one dataset that records places.

@@ -10,8 +10,10 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"frameindex/area"
 	"frameindex/bolt"
 	"frameindex/grid"
+	"frameindex/internal/cache"
 	"frameindex/state"
 )
 
@@ -51,61 +53,94 @@ type placeData struct {
 // placeIndex keeps placeData per set of dataset versions (a few: every
 // organisation of a file usually reads the same open datasets).
 type placeIndex struct {
-	mu    sync.Mutex
-	sets  map[string]*placeEntry
-	order []string
-}
-
-type placeEntry struct {
-	once sync.Once
-	data *placeData
-	err  error
+	sets *cache.Cache[string, *placeData]
 }
 
 const maxPlaceSets = 8
 
-func newPlaceIndex() *placeIndex { return &placeIndex{sets: map[string]*placeEntry{}} }
+func newPlaceIndex() *placeIndex {
+	return &placeIndex{sets: cache.New[string, *placeData](maxPlaceSets, nil)}
+}
 
-// get returns the index over the datasets of acc that are read without
-// charge and record places, building it on first use (about a second per
-// national dataset; concurrent callers wait for one build). A failed
-// build is retried by the next call.
-func (pi *placeIndex) get(store *bolt.Store, acc []state.Access) (*placeData, error) {
-	var ds []state.Dataset
-	var sig strings.Builder
+// placeSource is one dataset the place index reads, and the attribute it
+// reads each kind of place from.
+type placeSource struct {
+	d     state.Dataset
+	attrs map[string]string // kind ("state", "lga", "ward", "town") -> attribute
+	// parents are levels read from this dataset only to say which larger
+	// area holds a place (an LGA's state) when another dataset is where
+	// that level's places come from.
+	parents map[string]string
+}
+
+// placeKindOrder is the order kinds are read in.
+var placeKindOrder = []string{"state", "lga", "ward", "town"}
+
+// placeSources returns what the place index of acc reads: each level
+// from where questions read it (area.LevelSources: the newest dataset
+// read without charge that records it, so that a place found here has the
+// frames a question about it counts), and towns from every dataset read
+// without charge with a "town" attribute; in dataset id order.
+func placeSources(acc []state.Access) []placeSource {
+	byID := map[string]*placeSource{}
+	add := func(d state.Dataset, kind, attr string) {
+		src := byID[d.ID]
+		if src == nil {
+			src = &placeSource{d: d, attrs: map[string]string{}}
+			byID[d.ID] = src
+		}
+		src.attrs[kind] = attr
+	}
+	for _, l := range area.LevelSources(acc) {
+		add(l.Dataset, l.Kind, l.Attr)
+	}
 	for _, a := range acc {
 		if a.PerQuery {
 			continue
 		}
-		if slices.ContainsFunc(a.Dataset.Attributes, func(at state.Attribute) bool {
-			return placeKinds[at.Name] != "" && at.Type != state.TypeNumber
-		}) {
-			ds = append(ds, a.Dataset)
-			sig.WriteString(a.Dataset.ID + "@" + strconv.Itoa(a.Dataset.Version) + ",")
+		for _, at := range a.Dataset.Attributes {
+			if at.Name == "town" && at.Type != state.TypeNumber {
+				add(a.Dataset, "town", at.Name)
+			}
 		}
 	}
-	key := sig.String()
-	pi.mu.Lock()
-	e := pi.sets[key]
-	if e == nil {
-		e = &placeEntry{}
-		pi.sets[key] = e
-		pi.order = append(pi.order, key)
-		if len(pi.order) > maxPlaceSets {
-			delete(pi.sets, pi.order[0])
-			pi.order = pi.order[1:]
+	out := make([]placeSource, 0, len(byID))
+	for _, src := range byID {
+		for _, at := range src.d.Attributes {
+			k := area.AttrLevel(at.Name)
+			if _, ok := src.attrs[k]; k != "" && !ok && at.Type != state.TypeNumber {
+				if src.parents == nil {
+					src.parents = map[string]string{}
+				}
+				src.parents[k] = at.Name
+			}
 		}
+		out = append(out, *src)
 	}
-	pi.mu.Unlock()
-	e.once.Do(func() { e.data, e.err = buildPlaces(store, ds) })
-	if e.err != nil {
-		pi.mu.Lock()
-		if pi.sets[key] == e {
-			delete(pi.sets, key)
+	sort.Slice(out, func(i, j int) bool { return out[i].d.ID < out[j].d.ID })
+	return out
+}
+
+// get returns the index over the datasets of acc that are read without
+// charge and record places (placeSources), building it on first use
+// (about a second per national dataset; concurrent callers wait for one
+// build). A failed build is retried by the next call.
+func (pi *placeIndex) get(store *bolt.Store, acc []state.Access) (*placeData, error) {
+	srcs := placeSources(acc)
+	var sig strings.Builder
+	for _, src := range srcs {
+		sig.WriteString(src.d.ID + "@" + strconv.Itoa(src.d.Version))
+		for _, k := range placeKindOrder {
+			if at, ok := src.attrs[k]; ok {
+				sig.WriteString(":" + k + "=" + at)
+			}
+			if at, ok := src.parents[k]; ok {
+				sig.WriteString(":" + k + "~" + at)
+			}
 		}
-		pi.mu.Unlock()
+		sig.WriteString(",")
 	}
-	return e.data, e.err
+	return pi.sets.Get(sig.String(), func() (*placeData, error) { return buildPlaces(store, srcs) })
 }
 
 // extent is the lattice rows and columns a place covers.
@@ -167,35 +202,39 @@ func (e *edges) add(row, col int, v string) {
 	}
 }
 
-// buildPlaces scans datasets once each for their places and boundaries.
+// buildPlaces scans each source once for its places and boundaries.
 // Frames that are not lattice cells (an imported polygon grid) are
 // skipped: such grids have no places or boundaries here.
-func buildPlaces(store *bolt.Store, datasets []state.Dataset) (*placeData, error) {
+func buildPlaces(store *bolt.Store, srcs []placeSource) (*placeData, error) {
 	ext := map[[2]string]*extent{}
 	bounds := map[string]*edges{}
-	for _, d := range datasets {
-		var kinds []string
-		var levels []string
-		for _, at := range d.Attributes {
-			if placeKinds[at.Name] != "" && at.Type != state.TypeNumber {
-				kinds = append(kinds, at.Name)
-				if slices.Contains(boundaryLevels, at.Name) && bounds[at.Name] == nil {
-					levels = append(levels, at.Name)
-					bounds[at.Name] = newEdges()
-				}
+	for _, src := range srcs {
+		var kinds, paths, levels []string
+		for _, k := range placeKindOrder {
+			at, ok := src.attrs[k]
+			if !ok {
+				continue
+			}
+			kinds, paths = append(kinds, k), append(paths, at)
+			if slices.Contains(boundaryLevels, k) && bounds[k] == nil {
+				levels = append(levels, k)
+				bounds[k] = newEdges()
 			}
 		}
-		paths := make([]string, len(kinds))
-		for i, k := range kinds {
-			paths[i] = k
+		// Read after the places, for the larger area holding them.
+		places := len(kinds)
+		for _, k := range placeKindOrder {
+			if at, ok := src.parents[k]; ok {
+				kinds, paths = append(kinds, k), append(paths, at)
+			}
 		}
-		err := store.ScanRecords(d.ID, []bolt.IDRange{bolt.AllFrames}, func(frame uint64, _ int, attrs []byte) bool {
+		err := store.ScanRecords(src.d.ID, []bolt.IDRange{bolt.AllFrames}, func(frame uint64, _ int, attrs []byte) bool {
 			row, col, ok := grid.RowCol(frame)
 			if !ok || len(attrs) == 0 {
 				return true
 			}
 			vals := gjson.GetManyBytes(attrs, paths...)
-			for i, k := range kinds {
+			for i, k := range kinds[:places] {
 				v := vals[i]
 				if v.Type != gjson.String || v.Str == "" {
 					continue

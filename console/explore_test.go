@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"frameindex/area"
 	"frameindex/bolt"
 	"frameindex/grid"
 	"frameindex/state"
@@ -568,5 +570,56 @@ func TestNaturalLess(t *testing.T) {
 				t.Errorf("naturalLess(%q, %q) = %v", tc.a, tc.b, got)
 			}
 		})
+	}
+}
+
+// A place has the frames a question about it counts: when a newer
+// boundary dataset records a level (here states, under the alias adm1_en)
+// the place search reads that level from it alone, as questions do
+// (area.LevelSources), instead of adding up every dataset that names the
+// place; a level only the older dataset records (LGAs) still comes from it.
+func TestExplore_PlacesFromWhereQuestionsReadThem(t *testing.T) {
+	f, _ := exploreFixture(t)
+	r0, c0 := grid.CellAt(9.09, 7.41)
+	var rec []bolt.FrameRecord
+	for dr := 0; dr < 4; dr++ {
+		rec = append(rec, bolt.FrameRecord{Frame: grid.CellID(r0+dr, c0), Attrs: []byte(`{"adm1_en":"Kano","ward":"Dala"}`)})
+	}
+	attrs := []state.Attribute{{Name: "adm1_en", Label: "State", Type: state.TypeCategory, Aggregation: "mode"},
+		{Name: "ward", Label: "Ward", Type: state.TypeCategory, Aggregation: "mode"}}
+	if _, err := f.store.ImportDataset(state.Dataset{ID: "bounds", Name: "Boundaries", Owner: "acme", Attributes: attrs}, rec, fixtureStart.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	c := f.signedIn("mo")
+	c.openExplore()
+	res, body := c.get("/console/explore/places?q=kano")
+	if res.StatusCode != 200 {
+		t.Fatalf("%d %s", res.StatusCode, body)
+	}
+	var got struct{ Data []place }
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	frames := map[string]int{}
+	for _, p := range got.Data {
+		frames[p.Name+"/"+p.Kind+"/"+p.Within] = p.Frames
+	}
+	// The LGA is still said to be in Kano, from the older dataset's own
+	// state column.
+	want := map[string]int{"Kano/State/": 4, "Kano Municipal/LGA/Kano": 8}
+	if !maps.Equal(frames, want) {
+		t.Errorf("places %v, want %v", frames, want)
+	}
+	// What the questions read: the same sources.
+	readable, err := f.store.Readable(consoleKeys(t, f, "acme", "mo")[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var srcs []string
+	for _, l := range area.LevelSources(readable) {
+		srcs = append(srcs, l.Kind+"="+l.Dataset.ID+"."+l.Attr)
+	}
+	if w := "state=bounds.adm1_en lga=admin.lga ward=bounds.ward"; strings.Join(srcs, " ") != w {
+		t.Errorf("level sources %v, want %s", srcs, w)
 	}
 }

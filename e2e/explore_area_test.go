@@ -134,6 +134,37 @@ func TestBrowser_ExploreAreas(t *testing.T) {
 		if ar["name"] != "Dala" || int(ar["frameCount"].(float64)) != len(ids) || api.Area.FrameCount != len(ids) {
 			t.Errorf("Dala's area: %v; the boundary file has %d frames", ar, len(ids))
 		}
+		// Find a place counts the frames the question counts: the LGA
+		// boundaries (with their states) imported after the demo's
+		// approximate admin are where both read LGAs and states from,
+		// where the search once added the two datasets' frames up.
+		search := func(q, kind string) int {
+			t.Helper()
+			body := run(demo, chromedp.Evaluate[string](`(() => { const x = new XMLHttpRequest(); x.open('GET', '/console/explore/places?q=' + encodeURIComponent(`+strconv.Quote(q)+`), false); x.send(); return x.responseText; })()`))
+			var found struct {
+				Data []struct {
+					Name, Kind string
+					Frames     int
+				}
+			}
+			if err := json.Unmarshal([]byte(body), &found); err != nil {
+				t.Fatalf("place search: %v: %.300s", err, body)
+			}
+			for _, p := range found.Data {
+				if p.Name == q && p.Kind == kind {
+					return p.Frames
+				}
+			}
+			t.Errorf("Find a place has no %s %s: %.300s", kind, q, body)
+			return -1
+		}
+		if n := search("Dala", "LGA"); n != len(ids) {
+			t.Errorf("Find a place gives Dala %d frames, the question and the boundary file %d", n, len(ids))
+		}
+		_, kano := apiFigure(`{"place":"Kano","kind":"state"}`, "How many people live here?")
+		if n := search("Kano", "State"); n != kano.Area.FrameCount {
+			t.Errorf("Find a place gives Kano State %d frames, the question %d", n, kano.Area.FrameCount)
+		}
 	})
 
 	t.Run("a place named in the question", func(t *testing.T) {
