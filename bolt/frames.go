@@ -58,6 +58,34 @@ type readSource struct {
 	frames *bbolt.Cursor // one cursor per bucket for the whole call: a
 	feats  *bbolt.Cursor // Bucket.Get would make a new one each time
 	room   int           // features the cap still allows in this call
+	at     uint64        // the frame whose record frames is on, when on one
+	on     bool
+}
+
+// seek moves r's frames cursor to the first record at or after frame f
+// (key fk), as Cursor.Seek does. A box's frames come row by row, so the
+// next frame asked for is mostly the next one along, and its record is the
+// next record: a step or two forward finds it without Seek's descent from
+// the root (half the time of a 100-frame read in ascending order). Frames
+// further on are sought: stepping towards them costs more than it saves.
+func (r *readSource) seek(f uint64, fk []byte) (k, v []byte) {
+	if r.on && f > r.at && f-r.at <= 2 {
+		for range 2 {
+			k, v = r.frames.Next()
+			if len(k) != 8 {
+				break // the end, or not a frame's key: seek
+			}
+			if r.at = binary.BigEndian.Uint64(k); r.at >= f {
+				return k, v
+			}
+		}
+	}
+	k, v = r.frames.Seek(fk)
+	r.on = len(k) == 8
+	if r.on {
+		r.at = binary.BigEndian.Uint64(k)
+	}
+	return k, v
 }
 
 // ReadFrames reads, in one read transaction, what the datasets ids record
@@ -125,7 +153,7 @@ func (s *Store) ReadFrames(ids []string, frames []uint64, withFeatures bool, fea
 			for j := range src {
 				r := &src[j]
 				fk := frameKey(key[:0], frame)
-				k, v := r.frames.Seek(fk)
+				k, v := r.seek(frame, fk)
 				if k == nil || !bytes.Equal(k, fk) || v == nil {
 					continue
 				}
