@@ -25,6 +25,11 @@ const maxUnixPath = 107
 // maxRequest bounds what the server reads of one admin request.
 const maxRequest = 1 << 20
 
+// maxReply bounds what a command reads of the server's reply, so that a
+// reply too large to be meant (a busy organisation's whole ledger) fails
+// with a message instead of filling the command's memory.
+var maxReply int64 = 64 << 20
+
 type wireRequest struct {
 	Op   string          `json:"op"`
 	Args json.RawMessage `json:"args,omitempty"`
@@ -238,7 +243,11 @@ func call(ctx context.Context, dataPath, name string, args, out any) error {
 	}
 	defer res.Body.Close()
 	var resp wireResponse
-	if err := json.NewDecoder(io.LimitReader(res.Body, 64<<20)).Decode(&resp); err != nil {
+	reply := &io.LimitedReader{R: res.Body, N: maxReply}
+	if err := json.NewDecoder(reply).Decode(&resp); err != nil {
+		if reply.N == 0 {
+			return fmt.Errorf("admin socket %s: the reply is larger than %d MiB, more than a command reads: ask for less (a ledger's newest entries with --history N, say)", path, maxReply>>20)
+		}
 		return fmt.Errorf("admin socket %s: bad reply: %w", path, err)
 	}
 	if resp.Error != nil {

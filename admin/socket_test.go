@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -117,5 +120,34 @@ func TestOps_TypedMatchesSocket(t *testing.T) {
 	}
 	if _, err := Call(ctx, path, ShowOrgOp, OrgShow{ID: "nope"}); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("socket error %v, want one that matches state.ErrNotFound", err)
+	}
+}
+
+// A reply larger than a command reads (a busy organisation's whole
+// ledger) fails saying so and what to ask for instead, not as a broken
+// reply.
+func TestCall_ReplyTooLarge(t *testing.T) {
+	old := maxReply
+	maxReply = 1 << 10
+	t.Cleanup(func() { maxReply = old })
+	data := filepath.Join(t.TempDir(), "frames.db")
+	l, err := net.Listen("unix", SocketPath(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"result":%q}`, strings.Repeat("x", 4<<10))
+	})}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	var out string
+	err = call(context.Background(), data, "org.show", struct{}{}, &out)
+	if err == nil || !strings.Contains(err.Error(), "the reply is larger than") || !strings.Contains(err.Error(), "--history N") {
+		t.Fatalf("error %v, want the reply too large", err)
+	}
+	// A reply within the bound is read.
+	maxReply = 8 << 10
+	if err := call(context.Background(), data, "org.show", struct{}{}, &out); err != nil || len(out) != 4<<10 {
+		t.Fatalf("a reply within the bound: %v (%d bytes)", err, len(out))
 	}
 }

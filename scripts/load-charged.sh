@@ -63,9 +63,14 @@ charges() { curl -s -H "Authorization: Bearer $1" "$url$path" | jq -c '.data.cha
 [ "$(charges "$charged_key")" = '["nightlights"]' ] || { echo "the charged key's call was not charged: $(charges "$charged_key")"; exit 1; }
 [ "$(charges "$free_key")" = '[]' ] || { echo "the uncharged key's call was charged"; exit 1; }
 [ "$(charges "$same_key")" = '[]' ] || { echo "the owner's key's call was charged"; exit 1; }
-datasets() { curl -s -H "Authorization: Bearer $1" "$url$path" | jq -c '[.data.features[].properties.datasets // {} | keys[]] | unique'; }
-[ "$(datasets "$same_key")" = "$(datasets "$charged_key")" ] || { echo "the owner's key reads $(datasets "$same_key"), the charged key $(datasets "$charged_key")"; exit 1; }
-ledger_before=$("${fi[@]}" org show demo --history 0 --data "$db" --json | jq '[.ledger[] | select(.kind == "charge")] | length')
+datasets() { curl -s -H "Authorization: Bearer $1" "$url$path" | jq -c '[.data.frames[].datasets[].id] | unique'; }
+six=$(datasets "$charged_key")
+[ "$(jq length <<<"$six")" = 6 ] || { echo "the charged key reads $six, not six datasets"; exit 1; }
+[ "$(datasets "$same_key")" = "$six" ] || { echo "the owner's key reads $(datasets "$same_key"), the charged key $six"; exit 1; }
+# The newest ledger entry's number counts the entries; only charges are
+# written during the runs.
+ledger_seq() { "${fi[@]}" org show demo --history 1 --data "$db" --json | jq '.ledger[-1].seq'; }
+ledger_before=$(ledger_seq)
 
 rps() { wrk -t1 -c"${CONNS:-8}" -d"${DUR}s" -H "Authorization: Bearer $1" "$url$path" | tee -a "$work/wrk.log" | awk '/Requests\/sec/{print $2}'; }
 echo "running wrk -t1 -c${CONNS:-8} -d${DUR}s, ${RUNS} runs of each key in turn ..."
@@ -81,7 +86,7 @@ median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print (NR%2) ? v[(
 mc=$(median "${c[@]}")
 mf=$(median "${f[@]}")
 mo=$(median "${o[@]}")
-ledger_after=$("${fi[@]}" org show demo --history 0 --data "$db" --json | jq '[.ledger[] | select(.kind == "charge")] | length')
+ledger_after=$(ledger_seq)
 printf '%-55s %10s req/s\n' "data call, 50 frames, key charged per query (median)" "$mc" \
   "data call, 50 frames, key of uncharged datasets (median)" "$mf" \
   "data call, 50 frames, the same six datasets uncharged (median)" "$mo"
