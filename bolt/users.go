@@ -294,7 +294,7 @@ func (s *Store) keepOwner(tx *bbolt.Tx, u userRow, org string) error {
 		return err
 	}
 	if n == 0 {
-		return state.Errorf(state.ErrInvalid, "%q is the only owner of organisation %q: an organisation always keeps an owner; make someone else owner first", u.Name, org)
+		return state.ErrLastOwner(u.Name, org)
 	}
 	return nil
 }

@@ -115,6 +115,12 @@ func NormaliseEmail(email string) (string, error) {
 	return e, nil
 }
 
+// ErrLastOwner is the refusal of a change that would leave organisation
+// org without an owner, name being its only one (both stores give it).
+func ErrLastOwner(name, org string) error {
+	return Errorf(ErrInvalid, "%q is the only owner of organisation %q: an organisation always keeps an owner; make someone else owner first", name, org)
+}
+
 // CheckRole refuses a role that is not one of Roles. Errors: ErrInvalid.
 func CheckRole(role string) error {
 	if slices.Contains(Roles, role) {

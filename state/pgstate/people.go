@@ -192,7 +192,7 @@ func keepOwner(ctx context.Context, tx pgx.Tx, u state.StoredUser, org string) e
 		return err
 	}
 	if others == 0 {
-		return state.Errorf(state.ErrInvalid, "%q is the only owner of organisation %q: an organisation always keeps an owner; make someone else owner first", u.Name, org)
+		return state.ErrLastOwner(u.Name, org)
 	}
 	return nil
 }
