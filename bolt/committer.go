@@ -89,7 +89,8 @@ var minGroup = 2 * runtime.GOMAXPROCS(0)
 // may be called more than once. Every expectation must end in arrived,
 // or groups wait their full maxCommitDelay.
 func (s *Store) ExpectCharge() (arrived func()) {
-	c := s.unaudited().group.start(s.unaudited())
+	s = s.unaudited()
+	c := s.group.start(s)
 	c.expected.Add(1)
 	var once sync.Once
 	return func() {

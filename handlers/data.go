@@ -68,9 +68,7 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 	// buffer, and the first byte goes out only once it is durable.
 	var durable func() error
 	if asks := ans.PerQuery(); len(asks) > 0 {
-		_, durable, err = ans.StartCharge(ctx, s.data, key, requestIDOf(w), asks, s.now())
-		arrived()
-		if err != nil {
+		if _, durable, err = ans.StartCharge(ctx, s.data, key, requestIDOf(w), asks, s.now()); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
@@ -84,7 +82,7 @@ func (s *Server) handleFramesData(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	arrived()
+	arrived() // the charge is decided, or none is coming
 	buf := getBuf()
 	defer func() { putBuf(buf) }()
 	fs := featureStream{w: w, ctx: ctx, b: buf.b, gate: durable}
