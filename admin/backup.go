@@ -389,6 +389,15 @@ func Restore(ctx context.Context, from, dataPath string) (RestoreView, error) {
 			}
 			return v, fmt.Errorf("restore: move the current file aside: %w", err)
 		}
+		// The ledger journal a crashed server left belongs to the file
+		// moved aside (opening that file replays it), not to the backup.
+		if err := os.Rename(bolt.JournalPath(dataPath), bolt.JournalPath(v.Previous)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			os.Rename(v.Previous, dataPath)
+			if held != nil {
+				held.Close()
+			}
+			return v, fmt.Errorf("restore: move the current file's journal aside: %w", err)
+		}
 	}
 	if err := os.Rename(tmp, dataPath); err != nil {
 		if v.Previous != "" {

@@ -134,7 +134,7 @@ func (s *Store) StartReserveAnswer(orgID, keyID, requestID string, creditCost in
 		}
 		return func() error {
 			r = a.Reservation
-			pending, err := tx.CreateBucketIfNotExists(bucketPending)
+			pending, err := s.writeBucket(tx, bucketPending)
 			if err != nil {
 				return err
 			}
@@ -142,7 +142,7 @@ func (s *Store) StartReserveAnswer(orgID, keyID, requestID string, creditCost in
 				return err
 			}
 			if a.Entry != nil {
-				if _, err := appendLedger(tx, o.ID, *a.Entry); err != nil {
+				if _, err := s.appendLedger(tx, o.ID, *a.Entry); err != nil {
 					return err
 				}
 				if err := s.putOrg(tx, a.Org); err != nil {
@@ -207,7 +207,13 @@ func (s *Store) CommitAnswer(r state.Reservation) error {
 		case !pending:
 			return func() error { return nil }, nil
 		}
-		return func() error { return tx.Bucket(bucketPending).Delete(reservationKey(r.ID)) }, nil
+		return func() error {
+			pending, err := s.writeBucket(tx, bucketPending)
+			if err != nil {
+				return err
+			}
+			return pending.Delete(reservationKey(r.ID))
+		}, nil
 	})
 }
 
@@ -276,7 +282,7 @@ func (s *Store) checkRefund(tx *bbolt.Tx, r state.Reservation, now time.Time) (f
 			return err
 		}
 		if f.Entry != nil {
-			if _, err := appendLedger(tx, o.ID, *f.Entry); err != nil {
+			if _, err := s.appendLedger(tx, o.ID, *f.Entry); err != nil {
 				return err
 			}
 			if err := s.putOrg(tx, f.Org); err != nil {
@@ -284,14 +290,18 @@ func (s *Store) checkRefund(tx *bbolt.Tx, r state.Reservation, now time.Time) (f
 			}
 		}
 		key := reservationKey(r.ID)
-		refunded, err := tx.CreateBucketIfNotExists(bucketRefunded)
+		refunded, err := s.writeBucket(tx, bucketRefunded)
 		if err != nil {
 			return err
 		}
 		if err := refunded.Put(key, []byte(now.Format(time.RFC3339Nano))); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketPending).Delete(key)
+		pending, err := s.writeBucket(tx, bucketPending)
+		if err != nil {
+			return err
+		}
+		return pending.Delete(key)
 	}, nil
 }
 

@@ -29,6 +29,7 @@ func mustReserve(tb testing.TB, s *Store, org string, cost int64, now time.Time)
 // day.
 func answerCounters(tb testing.TB, s *Store, org, month, day string) (m, d counter) {
 	tb.Helper()
+	s.settled()
 	err := s.view(func(tx *bbolt.Tx) error {
 		var err error
 		if m, err = s.readCounter(tx, org, state.AnswersCounter(month)); err != nil {

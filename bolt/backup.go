@@ -24,6 +24,7 @@ import (
 // Errors: ctx's, w's (wrapped with the path of this file), ErrCorrupt.
 // Safe for concurrent use.
 func (s *Store) Snapshot(ctx context.Context, w io.Writer, size func(int64)) (int64, error) {
+	s.settled() // the copy holds every charge answered before it began
 	var n int64
 	err := s.view(func(tx *bbolt.Tx) error {
 		if size != nil {

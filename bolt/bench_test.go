@@ -189,7 +189,7 @@ func BenchmarkStore_Ledger(b *testing.B) {
 	err := s.update(func(tx *bbolt.Tx) error {
 		for i := range 10_000 {
 			e := state.LedgerEntry{Time: testNow, Kind: state.LedgerGrant, Credits: 1, Balance: int64(i + 1), Note: "bench"}
-			if _, err := appendLedger(tx, "acme", e); err != nil {
+			if _, err := s.appendLedger(tx, "acme", e); err != nil {
 				return err
 			}
 		}

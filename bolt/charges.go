@@ -91,7 +91,7 @@ func noWrite() error { return nil }
 // usage counter changes. The caller writes o's balance.
 func (s *Store) settle(tx *bbolt.Tx, o state.Org, entries []state.LedgerEntry, counters []state.CounterChange) error {
 	for _, e := range entries {
-		if _, err := appendLedger(tx, o.ID, e); err != nil {
+		if _, err := s.appendLedger(tx, o.ID, e); err != nil {
 			return err
 		}
 	}

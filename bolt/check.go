@@ -38,6 +38,11 @@ type CheckReport struct {
 	// verify (kept by other parts of frameindex, or by a later build of
 	// the same schema): they pass bbolt's check only.
 	Unchecked []string `json:"unchecked,omitempty"`
+	// Journal counts the records of ledger writes waiting in the
+	// journal beside a file opened read-only (PATH.journal: a server
+	// stopped without closing the file); the next writable open writes
+	// them into the file. The counts above do not include them.
+	Journal int `json:"journal,omitempty"`
 	// Problems lists what is wrong, at most maxProblems of them (the
 	// last line then says how many more). Never nil.
 	Problems []string `json:"problems"`
@@ -94,6 +99,7 @@ func (c *checker) tick() error {
 // Problems go into the report; the error is for a check that could not be
 // carried out: ctx's error, or a file error.
 func (s *Store) Check(ctx context.Context) (CheckReport, error) {
+	s.settled()
 	r := CheckReport{Path: s.path, Schema: Schema, Problems: []string{}}
 	if fi, err := os.Stat(s.path); err == nil {
 		r.Size = fi.Size()
@@ -119,6 +125,13 @@ func (s *Store) Check(ctx context.Context) (CheckReport, error) {
 	}
 	if c.more > 0 {
 		r.Problems = append(r.Problems, fmt.Sprintf("… and %d more problems", c.more))
+	}
+	if s.journal == nil {
+		n, err := s.pendingJournal()
+		if err != nil {
+			r.Problems = append(r.Problems, err.Error())
+		}
+		r.Journal = n
 	}
 	return r, nil
 }

@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -140,6 +141,74 @@ type committer struct {
 
 	expected   atomic.Int64  // requests whose charge is coming (ExpectCharge)
 	expectGone chan struct{} // buffered: expected fell to 0
+
+	foldReq chan struct{} // buffered: a writer or a reader wants the epoch folded
+	// dirty says the journal holds writes the data file does not: a
+	// reader of the ledger asks for a fold first (settled).
+	dirty     atomic.Bool
+	epochDone chan struct{} // under mu: closed when the running epoch ends; nil between epochs
+}
+
+// foldEvery bounds how long an epoch's journaled writes stay out of the
+// data file, so that readers that do not ask for a fold (the data call's
+// licence checks, an organisation's record) see them soon; foldIdle folds
+// an epoch no write has joined for that long. Each fold is one bbolt
+// commit.
+var (
+	foldEvery = 50 * time.Millisecond
+	foldIdle  = 5 * time.Millisecond
+)
+
+// beginEpoch records that an epoch runs and returns the channel endEpoch
+// closes.
+func (c *committer) beginEpoch() chan struct{} {
+	done := make(chan struct{})
+	c.mu.Lock()
+	c.epochDone = done
+	c.mu.Unlock()
+	return done
+}
+
+// endEpoch records that the epoch of done is over; dirty says whether the
+// journal still holds writes the file lacks (the fold failed).
+func (c *committer) endEpoch(done chan struct{}, dirty bool) {
+	c.dirty.Store(dirty)
+	c.mu.Lock()
+	c.epochDone = nil
+	c.mu.Unlock()
+	close(done)
+}
+
+// poke asks the running epoch, if any, to fold.
+func (c *committer) poke() {
+	c.mu.Lock()
+	req := c.foldReq
+	c.mu.Unlock()
+	if req != nil {
+		select {
+		case req <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// settled returns once the ledger's acknowledged writes are in the data
+// file, folding the running epoch if it holds journaled ones: a reader of
+// balances, ledgers, usage counters or reservations calls it before it
+// reads, so that it sees every write it was told of.
+func (s *Store) settled() {
+	c := &s.group
+	if !c.dirty.Load() {
+		return
+	}
+	c.mu.Lock()
+	done := c.epochDone
+	c.mu.Unlock()
+	if done == nil {
+		return // between epochs: folded, or a failed fold waiting for the next
+	}
+	c.poke()
+	<-done
 }
 
 // start starts the committer goroutine of s, once, and returns c.
@@ -152,6 +221,7 @@ func (c *committer) start(s *Store) *committer {
 		c.quit = make(chan struct{})
 		c.stopped = make(chan struct{})
 		c.expectGone = make(chan struct{}, 1)
+		c.foldReq = make(chan struct{}, 1)
 		// The committer goroutine: while one group is being synced, the
 		// next one gathers.
 		go s.runCommitter(c)
@@ -235,40 +305,70 @@ func (q *queuedOp) wait() (durable func() error, err error) {
 // the group commits (applyOpen), then waits for the next.
 func (s *Store) runCommitter(c *committer) {
 	defer close(c.stopped)
+	defer s.recoverEpoch(c) // a failed fold's last chance before Close
 	for {
 		select {
 		case <-c.quit:
 			return
 		case q := <-c.queue:
 			s.applyOpen(q, c)
+			s.recoverEpoch(c)
 		}
 	}
 }
 
-// applyOpen opens a write transaction, applies first and every write
-// arriving after it, telling each caller its check's outcome at once, and
-// commits when a caller asks and no other charge is expected, the group
-// is full, maxCommitDelay has passed or the committer stops; then it answers each write on done with the
-// commit's outcome. A write that fails, or a panic on a corrupt page,
-// rolls the whole group back: every caller gets the error.
+// applyOpen runs one epoch: it opens a write transaction, applies first
+// and every write arriving after it, telling each caller its check's
+// outcome at once, and closes a group when a caller asks and no other
+// charge is expected, the group is full or maxCommitDelay has passed. A
+// closed group is made durable in the journal (journal.go) and answered;
+// the epoch's transaction goes on with the next group, and is committed
+// (folded) when another writer or a reader of the ledger asks (foldReq),
+// no write came for foldIdle, foldEvery has passed, the journal is full or
+// the committer stops. The group open at the fold is answered with the
+// commit's outcome. Without a journal every group is its own epoch.
+//
+// A write that fails, or a panic on a corrupt page, rolls the transaction
+// back: the group being gathered gets the error, and the groups already
+// answered, which are in the journal, are applied again by the next epoch
+// (journal.begin), so that none of them is lost.
 func (s *Store) applyOpen(first *queuedOp, c *committer) {
+	j := s.journal
 	g := &openGroup{want: make(chan struct{})}
 	group := make([]*queuedOp, 0, 8)
 	var results []error
-	timer := time.NewTimer(maxCommitDelay)
-	defer timer.Stop()
-	defer func() {
-		// Runs after update's own recovery, so a panic has become err
-		// there; every write applied (or being applied) is answered.
+	answer := func(err error) {
 		for i, q := range group {
+			if err != nil {
+				results[i] = err
+			}
 			q.done <- results[i]
 		}
+		group, results = group[:0], results[:0]
+	}
+	groupTimer := time.NewTimer(maxCommitDelay)
+	defer groupTimer.Stop()
+	epochTimer := time.NewTimer(foldEvery)
+	defer epochTimer.Stop()
+	var idle *time.Timer
+	defer func() {
+		if idle != nil {
+			idle.Stop()
+		}
 	}()
-	err := s.update(func(tx *bbolt.Tx) error {
-		// update runs this again only when Compact swapped the file
+	epochDone := c.beginEpoch()
+	firstApplied := false
+	err := s.updateRaw(func(tx *bbolt.Tx) error {
+		// updateRaw runs this again only when Compact swapped the file
 		// before it began, so before any write was applied.
 		group, results = group[:0], results[:0]
+		if j != nil {
+			if err := j.begin(tx); err != nil {
+				return err
+			}
+		}
 		apply := func(q *queuedOp) error {
+			firstApplied = true
 			q.group = g
 			group = append(group, q)
 			results = append(results, nil)
@@ -285,45 +385,103 @@ func (s *Store) applyOpen(first *queuedOp, c *committer) {
 		if err := apply(first); err != nil {
 			return err
 		}
-		want, wanted := g.want, false
-		for len(group) < maxGroup {
-			// Writes already waiting join before a commit is considered:
-			// a select among ready cases picks at random.
-			select {
-			case q := <-c.queue:
-				if err := apply(q); err != nil {
-					return err
+		for {
+			want, wanted, fold := g.want, false, j == nil || j.keyless()
+		gather:
+			for len(group) < maxGroup {
+				// Writes already waiting join before a commit is
+				// considered: a select among ready cases picks at random.
+				select {
+				case q := <-c.queue:
+					if err := apply(q); err != nil {
+						return err
+					}
+					continue
+				default:
 				}
-				continue
-			default:
+				if wanted && (len(group) >= minGroup || c.expected.Load() == 0) {
+					break
+				}
+				select {
+				case q := <-c.queue:
+					if err := apply(q); err != nil {
+						return err
+					}
+				case <-want:
+					wanted, want = true, nil
+				case <-c.expectGone:
+				case <-groupTimer.C:
+					break gather
+				case <-c.foldReq:
+					fold = true
+					break gather
+				case <-epochTimer.C:
+					fold = true
+					break gather
+				case <-c.quit:
+					fold = true
+					break gather
+				}
 			}
-			if wanted && (len(group) >= minGroup || c.expected.Load() == 0) {
+			if fold {
 				return nil
 			}
+			switch err := j.writeGroup(); {
+			case errors.Is(err, errJournalFull):
+				return nil // the fold makes this group durable
+			case err != nil:
+				return err
+			}
+			// Dirty before answering: a caller told its write is
+			// durable may read the ledger at once (settled).
+			c.dirty.Store(true)
+			answer(nil)
+			// The next group, or the fold.
+			g = &openGroup{want: make(chan struct{})}
+			if idle == nil {
+				idle = time.NewTimer(foldIdle)
+			} else {
+				idle.Reset(foldIdle)
+			}
 			select {
 			case q := <-c.queue:
+				idle.Stop()
+				groupTimer.Reset(maxCommitDelay)
 				if err := apply(q); err != nil {
 					return err
 				}
-			case <-want:
-				wanted, want = true, nil
-			case <-c.expectGone:
-			case <-timer.C:
+			case <-idle.C:
+				return nil
+			case <-c.foldReq:
+				return nil
+			case <-epochTimer.C:
 				return nil
 			case <-c.quit:
 				return nil
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		if len(group) == 0 { // the transaction never began
-			group, results = append(group, first), append(results, nil)
-		}
-		for i := range results {
-			results[i] = err
-		}
+	if j != nil {
+		j.end(err == nil)
 	}
+	if !firstApplied {
+		group, results = append(group[:0], first), append(results[:0], nil)
+	}
+	answer(err)
+	c.endEpoch(epochDone, j != nil && j.dirty())
+}
+
+// recoverEpoch folds what a failed epoch left in the journal, in an epoch
+// of no new writes; what it cannot fold waits for the next epoch.
+func (s *Store) recoverEpoch(c *committer) {
+	j := s.journal
+	if j == nil || !j.dirty() {
+		return
+	}
+	epochDone := c.beginEpoch()
+	err := s.updateRaw(j.begin)
+	j.end(err == nil)
+	c.endEpoch(epochDone, j.dirty())
 }
 
 // applyGroup applies group in one write transaction and answers each

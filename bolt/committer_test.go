@@ -38,7 +38,7 @@ func debitOp(s *Store, n int64, rid string) ledgerOp {
 		o.Credits -= n
 		return func() error {
 			e := state.LedgerEntry{Time: testNow, Kind: state.LedgerCharge, Credits: -n, Balance: o.Credits, Dataset: "health", RequestID: rid}
-			if _, err := appendLedger(tx, o.ID, e); err != nil {
+			if _, err := s.appendLedger(tx, o.ID, e); err != nil {
 				return err
 			}
 			return s.putOrg(tx, o)
@@ -342,7 +342,7 @@ func TestCommitter_SIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(26, 1))
-	acked, started := 0, 0
+	acked, started, replayed, replayRounds := 0, 0, 0, 0
 	for round := range kills {
 		grant := int64(20 + rng.IntN(400)) // often runs out within the round
 		func() {
@@ -379,9 +379,13 @@ func TestCommitter_SIGKILL(t *testing.T) {
 		}
 		all := <-lines
 		cmd.Wait()
-		a, st := checkAfterKill(t, path, round, all)
+		a, st, r := checkAfterKill(t, path, round, all)
 		acked += a
 		started += st
+		replayed += r
+		if r > 0 {
+			replayRounds++
+		}
 		if t.Failed() {
 			t.Fatalf("round %d failed", round)
 		}
@@ -389,14 +393,17 @@ func TestCommitter_SIGKILL(t *testing.T) {
 	if acked == 0 {
 		t.Fatal("no call was answered before a kill: the test tested nothing")
 	}
-	t.Logf("%d kills; %d calls started, %d answers (a worded answer has two: reserved, then settled)", kills, started, acked)
+	if replayRounds == 0 {
+		t.Fatal("no kill left records in the journal: the replay was not tested")
+	}
+	t.Logf("%d kills; %d calls started, %d answers (a worded answer has two: reserved, then settled); %d kills left journal records (%d groups replayed)", kills, started, acked, replayRounds, replayed)
 }
 
 // checkAfterKill opens the file a killed child wrote, with the child's
 // output, and checks the ledger against it. It returns how many calls were
-// answered and started. Entries of earlier rounds were checked in
+// answered and started, and how many journal records the open replayed. Entries of earlier rounds were checked in
 // theirs.
-func checkAfterKill(t *testing.T, path string, round int, out []string) (acked, started int) {
+func checkAfterKill(t *testing.T, path string, round int, out []string) (acked, started, replayed int) {
 	t.Helper()
 	calls := map[string]bool{}   // every request id the child began
 	charged := map[string]bool{} // "rid/dataset" the child was told was charged
@@ -436,6 +443,11 @@ func checkAfterKill(t *testing.T, path string, round int, out []string) (acked, 
 		}
 	}
 
+	ro, err := CheckFile(context.Background(), path)
+	if err != nil || len(ro.Problems) > 0 {
+		t.Fatalf("read-only check after a kill: %v %v", err, ro.Problems)
+	}
+	replayed = ro.Journal
 	s, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -495,7 +507,7 @@ func checkAfterKill(t *testing.T, path string, round int, out []string) (acked, 
 	if n, err := s.RecoverPending(time.Time{}); err != nil {
 		t.Fatalf("recover after the check (%d): %v", n, err)
 	}
-	return acked, started
+	return acked, started, replayed
 }
 
 // medianMs reports the median and 99th percentile of took, in ms, as
@@ -599,18 +611,35 @@ func BenchmarkCommitter_Charge(b *testing.B) {
 
 // txOp is a ledgerOp that writes nothing and remembers the transaction it
 // was applied in: two writes with the same one were committed together.
-func txOp(into **bbolt.Tx) ledgerOp {
+// groupOf says which group a write was applied in: its transaction and,
+// as a transaction spans the groups of an epoch, how much of the epoch's
+// redo was journaled before it.
+type groupOf struct {
+	tx   *bbolt.Tx
+	mark int
+}
+
+// txOp records the group it is applied in, and writes one record so that
+// its group is journaled.
+func txOp(s *Store, into *groupOf) ledgerOp {
 	return func(tx *bbolt.Tx) (func() error, error) {
-		*into = tx
-		return noWrite, nil
+		*into = groupOf{tx, s.journal.mark}
+		return func() error {
+			b, err := s.writeBucket(tx, []byte("test"))
+			if err != nil {
+				return err
+			}
+			return b.Put([]byte("k"), []byte("v"))
+		}, nil
 	}
 }
 
-// setCommitTiming sets maxCommitDelay and minGroup for one test.
+// setCommitTiming sets maxCommitDelay and minGroup for one test, and
+// foldEvery to the same delay, so that an epoch does not end a group early.
 func setCommitTiming(t *testing.T, delay time.Duration, min int) {
-	oldDelay, oldMin := maxCommitDelay, minGroup
-	maxCommitDelay, minGroup = delay, min
-	t.Cleanup(func() { maxCommitDelay, minGroup = oldDelay, oldMin })
+	oldDelay, oldMin, oldFold := maxCommitDelay, minGroup, foldEvery
+	maxCommitDelay, minGroup, foldEvery = delay, min, delay
+	t.Cleanup(func() { maxCommitDelay, minGroup, foldEvery = oldDelay, oldMin, oldFold })
 }
 
 // durableIn runs durable in a goroutine and returns the channel its result
@@ -649,8 +678,8 @@ func within(t *testing.T, ch <-chan error, what string) {
 func TestCommitter_LoneCallerNotHeld(t *testing.T) {
 	setCommitTiming(t, time.Hour, 4)
 	s := MustOpenStore(t)
-	var tx *bbolt.Tx
-	durable, err := s.commitEarly(txOp(&tx))
+	var g groupOf
+	durable, err := s.commitEarly(txOp(s, &g))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -664,14 +693,14 @@ func TestCommitter_WaitsForExpectedCharge(t *testing.T) {
 	setCommitTiming(t, time.Hour, 4)
 	s := MustOpenStore(t)
 	arrived := s.ExpectCharge()
-	var txA, txB *bbolt.Tx
-	durableA, err := s.commitEarly(txOp(&txA))
+	var txA, txB groupOf
+	durableA, err := s.commitEarly(txOp(s, &txA))
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := durableIn(durableA)
 	notYet(t, a, "durable, with a charge expected,")
-	durableB, err := s.commitEarly(txOp(&txB))
+	durableB, err := s.commitEarly(txOp(s, &txB))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -679,12 +708,12 @@ func TestCommitter_WaitsForExpectedCharge(t *testing.T) {
 	arrived() // a second call changes nothing
 	within(t, a, "durable once the expected charge arrived")
 	within(t, durableIn(durableB), "the expected charge's durable")
-	if txA == nil || txA != txB {
-		t.Errorf("the two charges were committed in transactions %p and %p, want one", txA, txB)
+	if txA.tx == nil || txA != txB {
+		t.Errorf("the two charges were committed in groups %+v and %+v, want one", txA, txB)
 	}
 	// Nothing is expected any more: the next caller is not held.
-	var txC *bbolt.Tx
-	durableC, err := s.commitEarly(txOp(&txC))
+	var txC groupOf
+	durableC, err := s.commitEarly(txOp(s, &txC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -697,14 +726,14 @@ func TestCommitter_MinGroupCommitsWithChargesExpected(t *testing.T) {
 	setCommitTiming(t, time.Hour, 2)
 	s := MustOpenStore(t)
 	defer s.ExpectCharge()() // never arrives during the test
-	var txA, txB *bbolt.Tx
-	durableA, err := s.commitEarly(txOp(&txA))
+	var txA, txB groupOf
+	durableA, err := s.commitEarly(txOp(s, &txA))
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := durableIn(durableA)
 	notYet(t, a, "durable, in a group of 1 with a charge expected,")
-	durableB, err := s.commitEarly(txOp(&txB))
+	durableB, err := s.commitEarly(txOp(s, &txB))
 	if err != nil {
 		t.Fatal(err)
 	}

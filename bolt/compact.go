@@ -66,6 +66,7 @@ func (s *Store) Compact(ctx context.Context) (rep CompactReport, err error) {
 	if fi, err := os.Stat(s.path); err == nil {
 		rep.Before = fi.Size()
 	}
+	s.group.poke() // the committer's open epoch folds and lets go of the lock
 	tx, err := old.Begin(true)
 	if err != nil {
 		return rep, s.wrap(err)
@@ -76,6 +77,11 @@ func (s *Store) Compact(ctx context.Context) (rep CompactReport, err error) {
 			_ = tx.Rollback()
 		}
 	}()
+	if s.group.dirty.Load() {
+		// Between epochs, so a fold failed: the journal holds answered
+		// ledger writes this file lacks, which the copy would lack too.
+		return rep, fmt.Errorf("compact %q: the ledger's journal holds writes the data file could not take (see the log for the failed write); free the disk and restart the server, which writes them in, then compact", s.path)
+	}
 	tmp := s.path + compactSuffix
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return rep, fmt.Errorf("compact %q: remove the copy a crashed compaction left: %w", s.path, err)
@@ -98,6 +104,22 @@ func (s *Store) Compact(ctx context.Context) (rep CompactReport, err error) {
 	}()
 	dst.AllocSize = allocSize
 	dropped, err := copyTx(ctx, dst, tx)
+	// The copy numbers its transactions afresh: it gets a journal key of
+	// its own, so that no record of the old file's journal is replayed
+	// into it.
+	var key []byte
+	if err == nil {
+		key, err = newJournalKey()
+	}
+	if err == nil {
+		err = dst.Update(func(tx *bbolt.Tx) error {
+			meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+			if err != nil {
+				return err
+			}
+			return meta.Put(metaJournalKey, key)
+		})
+	}
 	var used int64
 	if err == nil {
 		err = dst.Sync()
@@ -158,6 +180,7 @@ func (s *Store) Compact(ctx context.Context) (rep CompactReport, err error) {
 		}
 		db.AllocSize = allocSize
 		s.db = db
+		s.journal.rekey(key)
 		return rep, nil
 	}
 
@@ -178,6 +201,7 @@ func (s *Store) Compact(ctx context.Context) (rep CompactReport, err error) {
 	s.mu.Lock()
 	s.db = db
 	s.gen.Add(1)
+	s.journal.rekey(key)
 	s.mu.Unlock()
 	// Writers waiting on the old file now find it replaced and start
 	// again on the new one; readers still in it finish before it closes.

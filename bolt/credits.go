@@ -74,7 +74,7 @@ func (s *Store) AddCredits(orgID string, n int64, note string, now time.Time) (s
 		if o, e, err = state.ChangeCredits(o, n, kind, note, now.Round(0).UTC()); err != nil {
 			return err
 		}
-		if e.Seq, err = appendLedger(tx, o.ID, e); err != nil {
+		if e.Seq, err = s.appendLedger(tx, o.ID, e); err != nil {
 			return err
 		}
 		return s.putOrg(tx, o)
@@ -89,12 +89,8 @@ func (s *Store) AddCredits(orgID string, n int64, note string, now time.Time) (s
 // inside tx, numbering it from the bucket's sequence, and returns its
 // number. e.Seq is ignored. The caller has checked that the organisation
 // exists and updates its balance to e.Balance in the same tx.
-func appendLedger(tx *bbolt.Tx, orgID string, e state.LedgerEntry) (uint64, error) {
-	all, err := tx.CreateBucketIfNotExists(bucketLedger)
-	if err != nil {
-		return 0, err
-	}
-	b, err := all.CreateBucketIfNotExists([]byte(orgID))
+func (s *Store) appendLedger(tx *bbolt.Tx, orgID string, e state.LedgerEntry) (uint64, error) {
+	b, err := s.writeBucket(tx, bucketLedger, []byte(orgID))
 	if err != nil {
 		return 0, err
 	}
@@ -131,6 +127,7 @@ func (s *Store) Ledger(orgID string, limit int) ([]state.LedgerEntry, error) {
 // add an entry per charged request, so a busy organisation's whole ledger
 // can be large.
 func (s *Store) OrgLedger(orgID string, limit int) (state.Org, []state.LedgerEntry, error) {
+	s.settled()
 	var o state.Org
 	var entries []state.LedgerEntry
 	err := s.view(func(tx *bbolt.Tx) error {

@@ -95,7 +95,7 @@ func decodeStrict(data []byte, v any) error {
 }
 
 // putJSON stores v, encoded as JSON, under key in b.
-func putJSON(b *bbolt.Bucket, key []byte, v any) error {
+func putJSON(b interface{ Put(k, v []byte) error }, key []byte, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err

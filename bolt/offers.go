@@ -190,7 +190,7 @@ func (s *Store) LicenseOffer(orgID, dataset string, seen *state.Terms, now time.
 			return err
 		}
 		if e != nil {
-			if e.Seq, err = appendLedger(tx, org.ID, *e); err != nil {
+			if e.Seq, err = s.appendLedger(tx, org.ID, *e); err != nil {
 				return err
 			}
 			if err := s.putOrg(tx, org); err != nil {

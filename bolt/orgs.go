@@ -58,6 +58,7 @@ func (s *Store) AddOrg(o state.Org) (state.Org, error) {
 // Org returns the organisation with the given id. Errors: ErrNotFound;
 // ErrCorrupt.
 func (s *Store) Org(id string) (state.Org, error) {
+	s.settled()
 	return viewValue(s, func(tx *bbolt.Tx) (state.Org, error) { return s.getOrg(tx, id) })
 }
 
@@ -104,7 +105,11 @@ func (s *Store) putOrg(tx *bbolt.Tx, o state.Org) error {
 	if err != nil {
 		return err
 	}
-	if err := tx.Bucket(bucketOrgs).Put([]byte(o.ID), data); err != nil {
+	b, err := s.writeBucket(tx, bucketOrgs)
+	if err != nil {
+		return err
+	}
+	if err := b.Put([]byte(o.ID), data); err != nil {
 		return err
 	}
 	s.memo.orgs.put(o.ID, data, o)
@@ -137,6 +142,7 @@ func (s *Store) SetPlan(orgID, plan string) (state.Org, error) {
 
 // Orgs returns every organisation, sorted by id. Errors: ErrCorrupt.
 func (s *Store) Orgs() ([]state.Org, error) {
+	s.settled()
 	var orgs []state.Org
 	err := s.view(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketOrgs)

@@ -13,6 +13,7 @@ var _ state.Store = (*Store)(nil)
 // period, in name order: for copying the file elsewhere (`frameindex state
 // import`). Errors: ErrNotFound; ErrCorrupt.
 func (s *Store) UsageCounters(orgID string) ([]state.UsageCounter, error) {
+	s.settled()
 	var out []state.UsageCounter
 	err := s.view(func(tx *bbolt.Tx) error {
 		if _, err := s.getOrg(tx, orgID); err != nil {
@@ -41,6 +42,7 @@ func (s *Store) UsageCounters(orgID string) ([]state.UsageCounter, error) {
 // nor refunded, by id, and the highest reservation id made so far: for
 // copying the file elsewhere. Errors: ErrCorrupt.
 func (s *Store) PendingAnswers() (pending []state.Reservation, lastID uint64, err error) {
+	s.settled()
 	err = s.view(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketPending)
 		if b == nil {

@@ -131,6 +131,9 @@ type dataFile struct {
 	closeOnce sync.Once
 	// group is the group committer of the ledger (committer.go).
 	group committer
+	// journal is the ledger's journal (journal.go); nil on a read-only
+	// store.
+	journal *journal
 	// memo holds decoded records by their bytes (memo.go).
 	memo struct {
 		datasets memo[state.Dataset]
@@ -208,6 +211,12 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := s.checkMeta(created); err != nil {
 		_ = db.Close()
 		return nil, err
+	}
+	if !opts.ReadOnly {
+		if _, err := s.openJournal(); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("data file %q: %w", path, err)
+		}
 	}
 	return s, nil
 }
@@ -317,9 +326,12 @@ func (s *Store) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
 		s.stopCommitter()
+		if s.journal != nil {
+			err = s.journal.close()
+		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if cerr := s.db.Close(); cerr != nil {
+		if cerr := s.db.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("close data file %q: %w", s.path, cerr)
 		}
 	})
@@ -400,6 +412,15 @@ func lookup(tx *bbolt.Tx, bucket []byte, key string) []byte {
 // handle of Audited it appends the pending audit entry after fn, in the
 // same transaction.
 func (s *Store) update(fn func(*bbolt.Tx) error) (err error) {
+	// The committer's open epoch holds bbolt's one write transaction:
+	// ask it to fold rather than wait for it to fall idle.
+	s.group.poke()
+	return s.updateRaw(fn)
+}
+
+// updateRaw is update without asking the committer's epoch to fold: for
+// the committer itself.
+func (s *Store) updateRaw(fn func(*bbolt.Tx) error) (err error) {
 	defer s.recoverCorrupt(&err)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	for {

@@ -59,15 +59,11 @@ func (s *Store) addCounter(tx *bbolt.Tx, orgID, name string, count, credits int6
 	if lookup(tx, bucketOrgs, orgID) == nil {
 		return counter{}, state.Errorf(state.ErrNotFound, "organisation %q not found", orgID)
 	}
-	all, err := tx.CreateBucketIfNotExists(bucketUsage)
+	b, err := s.writeBucket(tx, bucketUsage, []byte(orgID))
 	if err != nil {
 		return counter{}, err
 	}
-	b, err := all.CreateBucketIfNotExists([]byte(orgID))
-	if err != nil {
-		return counter{}, err
-	}
-	c, err := s.counterIn(b, orgID, name)
+	c, err := s.counterIn(b.Bucket, orgID, name)
 	if err != nil {
 		return counter{}, err
 	}
@@ -122,6 +118,7 @@ func (s *Store) corruptCounter(orgID, name string, err error) error {
 // read as zero. Everything is read in one transaction. Errors: ErrNotFound;
 // ErrCorrupt.
 func (s *Store) Usage(orgID string, now time.Time) (state.Usage, error) {
+	s.settled()
 	if now.IsZero() {
 		now = s.clock()
 	}

@@ -261,6 +261,9 @@ func printCheckSummary(w io.Writer, r bolt.CheckReport) {
 	if len(r.Unchecked) > 0 {
 		fmt.Fprintf(w, "not verified beyond bbolt's check: %s\n", strings.Join(r.Unchecked, ", "))
 	}
+	if r.Journal > 0 {
+		fmt.Fprintf(w, "%d groups of ledger writes wait in %s.journal (the server stopped without closing the file); the next start writes them in\n", r.Journal, r.Path)
+	}
 }
 
 func printProblems(w io.Writer, r bolt.CheckReport) {
