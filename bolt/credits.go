@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -102,7 +101,7 @@ func (s *Store) appendLedger(tx *bbolt.Tx, orgID string, e state.LedgerEntry) (u
 	if e.Seq, err = b.NextSequence(); err != nil {
 		return 0, err
 	}
-	v, err := json.Marshal(e)
+	v, err := encodeLedgerEntry(e)
 	if err != nil {
 		return 0, err
 	}

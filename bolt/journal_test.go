@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -477,6 +478,33 @@ func FuzzJournalRecord(f *testing.F) {
 		}
 		if len(payload)+len(rest)+journalHeader != len(data) {
 			t.Fatalf("payload %d and rest %d of %d bytes", len(payload), len(rest), len(data))
+		}
+	})
+}
+
+// FuzzRecordEncoding: the hand-written encoders write exactly what
+// encoding/json writes.
+func FuzzRecordEncoding(f *testing.F) {
+	f.Add(uint64(1), int64(1741944413589793238), "charge", int64(-2), int64(98), "", "key_abc", "lights", "req-1", "acme", "Acme <&> \"Ltd\"", int64(5), true)
+	f.Add(uint64(0), int64(-62135596800), "grant", int64(0), int64(0), "top-up\n\u2028é", "", "", "", "a", "", int64(0), false)
+	f.Fuzz(func(t *testing.T, seq uint64, nanos int64, kind string, credits, balance int64, note, key, ds, rid, id, name string, orgCredits int64, utc bool) {
+		tm := time.Unix(0, nanos)
+		if utc {
+			tm = tm.UTC()
+		} else {
+			tm = tm.In(time.FixedZone("x", 3600))
+		}
+		e := state.LedgerEntry{Seq: seq, Time: tm, Kind: kind, Credits: credits, Balance: balance, Note: note, KeyID: key, Dataset: ds, RequestID: rid}
+		want, werr := json.Marshal(e)
+		got, gerr := encodeLedgerEntry(e)
+		if (werr == nil) != (gerr == nil) || !bytes.Equal(got, want) {
+			t.Fatalf("ledger entry %+v:\n got %s (%v)\nwant %s (%v)", e, got, gerr, want, werr)
+		}
+		o := state.Org{ID: id, Name: name, Plan: kind, Created: tm, Credits: orgCredits}
+		want, werr = json.Marshal(orgRecord(o))
+		got, gerr = encodeOrg(o)
+		if (werr == nil) != (gerr == nil) || !bytes.Equal(got, want) {
+			t.Fatalf("organisation %+v:\n got %s (%v)\nwant %s (%v)", o, got, gerr, want, werr)
 		}
 	})
 }

@@ -101,7 +101,7 @@ func (s *Store) decodeOrg(id string, v []byte) (state.Org, error) {
 // and remembers it, so that the next charge of a group reads it back
 // without decoding it.
 func (s *Store) putOrg(tx *bbolt.Tx, o state.Org) error {
-	data, err := json.Marshal(orgRecord(o))
+	data, err := encodeOrg(o)
 	if err != nil {
 		return err
 	}
