@@ -183,6 +183,14 @@ func TestBackupRestore_WithoutServer(t *testing.T) {
 	}
 	s2.AddCredits("acme", -40, "after the backup", time.Time{})
 	s2.Close()
+	// A journal a crash left beside the file belongs to it, not to the
+	// backup: restore's open of the file replays it (this one holds no
+	// record of the file: it is dropped), or, when the file does not
+	// open, moves it aside with the file.
+	journal := []byte("the replaced file's journal")
+	if err := os.WriteFile(bolt.JournalPath(path), journal, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	r, err := Restore(context.Background(), out, path)
 	if err != nil {
 		t.Fatal(err)
@@ -190,6 +198,10 @@ func TestBackupRestore_WithoutServer(t *testing.T) {
 	if !r.Check.OK() || r.Previous == "" || r.Bytes != v.Bytes {
 		t.Fatalf("restore %+v", r)
 	}
+	if _, err := os.Stat(bolt.JournalPath(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a journal is left beside the restored file: %v", err)
+	}
+
 	if got := ledgerOf(t, path); len(got) != 1 || got[0].Balance != 100 {
 		t.Fatalf("restored ledger %+v", got)
 	}
