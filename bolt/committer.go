@@ -14,10 +14,14 @@ import (
 // fsync, and bbolt runs one writer at a time, so with one transaction per
 // request charged traffic is bounded by the disk's sync rate. Charge,
 // ReserveAnswer, CommitAnswer and RefundAnswer instead hand their write to
-// one committer goroutine, which applies the writes that are waiting in
-// one transaction (one fsync) and answers each caller only after that
-// transaction has committed: a caller that is told "charged" can report
-// the charge, as its ledger entry is on disk.
+// one committer goroutine, which applies the writes that are waiting as
+// one group (one sync) and answers each caller only after the group is
+// durable: a caller that is told "charged" can report the charge, as its
+// ledger entry is on disk. A group is made durable by a record in the
+// ledger's journal (journal.go) while the transaction stays open for the
+// next groups, and the transaction is committed into the data file every
+// foldEvery or when asked (an epoch, applyOpen); without a journal each
+// group is committed.
 //
 // bbolt's own DB.Batch is not used: it may run a function more than once
 // (when another in its batch fails), which suits idempotent work only.
@@ -49,8 +53,9 @@ import (
 //   - A lone caller is never held: it pays the commit's latency instead of
 //     overlapping it with its response.
 //
-// While a group is open it holds bbolt's one write transaction, so other
-// writers wait for it, at most maxCommitDelay.
+// While an epoch is open it holds bbolt's one write transaction: another
+// writer asks it to fold (update pokes the committer) and waits for that
+// commit, and the group being gathered is committed with it.
 //
 // A write is split in two (ledgerOp): a check, which reads and decides
 // and may refuse (no allowance, a reservation not found, an unknown
