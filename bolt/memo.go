@@ -17,8 +17,9 @@ import (
 // the caller's own transaction, so the memo is a cache of a pure function
 // and no transaction sees another's record: a write that is rolled back
 // after put leaves an entry no stored record matches. Entries are never
-// evicted; there is one an id, and ids are organisations and datasets,
-// which a data file holds tens of.
+// evicted; there is one an id, and ids are organisations, datasets and
+// licences (one an organisation and dataset), which a data file holds tens
+// to hundreds of.
 type memo[T any] struct{ m sync.Map } // id → *memoEntry[T]
 
 type memoEntry[T any] struct {

@@ -82,3 +82,45 @@ func TestMemo_Orgs(t *testing.T) {
 		t.Errorf("balance %d after a failed group, want 4", o.Credits)
 	}
 }
+
+// A remembered licence is served only while its record is unchanged: a
+// licence granted again in another mode, revoked, or granted to another
+// organisation reads as stored.
+func TestMemo_Licences(t *testing.T) {
+	s := MustOpenStore(t)
+	mustAddOrg(t, s, "acme", "pro", 0)
+	mustAddOrg(t, s, "beta", "pro", 0)
+	d := popDataset()
+	d.Owner = "acme"
+	mustImport(t, s, d, []FrameRecord{{Frame: 1, Attrs: []byte(`{"class":"a"}`)}})
+	readable := func() []state.Access {
+		t.Helper()
+		a, err := s.Readable(state.Key{OrgID: "beta"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	if _, err := s.GrantLicence("beta", d.ID, state.LicenceSubscription, testNow); err != nil {
+		t.Fatal(err)
+	}
+	if a := readable(); len(a) != 1 || a[0].PerQuery {
+		t.Fatalf("with a subscription: %+v", a)
+	}
+	readable() // served from the memo
+	if _, err := s.SetPrice(d.ID, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GrantLicence("beta", d.ID, state.LicencePerQuery, testNow); err != nil {
+		t.Fatal(err)
+	}
+	if a := readable(); len(a) != 1 || !a[0].PerQuery {
+		t.Fatalf("after a per-query grant over the subscription: %+v", a)
+	}
+	if err := s.RevokeLicence("beta", d.ID); err != nil {
+		t.Fatal(err)
+	}
+	if a := readable(); len(a) != 0 {
+		t.Fatalf("after the revocation: %+v", a)
+	}
+}

@@ -138,6 +138,7 @@ type dataFile struct {
 	memo struct {
 		datasets memo[state.Dataset]
 		orgs     memo[state.Org]
+		licences memo[state.Licence] // by record key, org/dataset
 	}
 }
 
