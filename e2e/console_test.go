@@ -224,15 +224,20 @@ func (p *person) waitPath(prefix string) {
 	p.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		loc := run(p, chromedp.Location())
-		if strings.HasPrefix(strings.TrimPrefix(loc, p.base), prefix) {
-			state := run(p, chromedp.Evaluate[string](`document.readyState`))
-			if state == "complete" {
+		// A read that meets the navigation it waits for fails
+		// ("Inspected target navigated or closed"): read again.
+		ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+		loc, err := chromedp.Run(ctx, chromedp.Location())
+		if err == nil && strings.HasPrefix(strings.TrimPrefix(loc, p.base), prefix) {
+			var state string
+			if state, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.readyState`)); err == nil && state == "complete" {
+				cancel()
 				return
 			}
 		}
+		cancel()
 		if time.Now().After(deadline) {
-			p.t.Fatalf("%s: still at %s, waiting for %s", p.name, loc, prefix)
+			p.t.Fatalf("%s: still at %s (%v), waiting for %s", p.name, loc, err, prefix)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
