@@ -127,7 +127,7 @@ func (s *Store) Check(ctx context.Context) (CheckReport, error) {
 		r.Problems = append(r.Problems, fmt.Sprintf("… and %d more problems", c.more))
 	}
 	if s.journal == nil {
-		n, err := s.pendingJournal()
+		_, n, err := s.pendingJournal()
 		if err != nil {
 			r.Problems = append(r.Problems, err.Error())
 		}

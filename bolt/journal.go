@@ -135,17 +135,7 @@ func journalKey(tx *bbolt.Tx) uint64 {
 // the journal. It returns how many records it replayed. A file that needs
 // no replay is not written to.
 func (s *Store) openJournal() (int, error) {
-	j := &journal{path: JournalPath(s.path)}
-	pending := 0
-	err := s.view(func(tx *bbolt.Tx) error {
-		j.key = journalKey(tx)
-		if j.key == 0 {
-			return nil // a file without a key has no journal of its own
-		}
-		var err error
-		pending, err = j.records(uint64(tx.ID())+1, func([]byte) error { return nil })
-		return err
-	})
+	j, pending, err := s.pendingJournal()
 	if err != nil {
 		return 0, err
 	}
@@ -167,15 +157,15 @@ func (s *Store) openJournal() (int, error) {
 	return replayed, nil
 }
 
-// pendingJournal counts the records of the journal beside a file opened
-// read-only that a writable open would replay.
-func (s *Store) pendingJournal() (int, error) {
-	j := &journal{path: s.path + journalSuffix}
+// pendingJournal reads the file's journal key and counts the records of
+// the journal beside it that a writable open replays.
+func (s *Store) pendingJournal() (*journal, int, error) {
+	j := &journal{path: JournalPath(s.path)}
 	n := 0
 	err := s.view(func(tx *bbolt.Tx) error {
 		j.key = journalKey(tx)
 		if j.key == 0 {
-			return nil
+			return nil // a file without a key has no journal of its own
 		}
 		var err error
 		// A read transaction's id is the last commit's; a write one's,
@@ -183,7 +173,7 @@ func (s *Store) pendingJournal() (int, error) {
 		n, err = j.records(uint64(tx.ID())+1, func([]byte) error { return nil })
 		return err
 	})
-	return n, err
+	return j, n, err
 }
 
 // replay applies, through apply, the journal's records for tx's file and

@@ -38,6 +38,27 @@ func mustKey(t *testing.T, s *Store) {
 	}
 }
 
+// keyedStore returns a store whose file has its journal key, holding
+// organisation acme with 100 credits.
+func keyedStore(t *testing.T) *Store {
+	t.Helper()
+	s := MustOpenStore(t)
+	mustAddOrg(t, s, "acme", "trial", 100)
+	mustKey(t, s)
+	return s
+}
+
+// lights is a per-query dataset of price 2.
+var lights = []state.DatasetPrice{{ID: "lights", Price: 2}}
+
+// mustCharge charges acme for lights as request rid.
+func mustCharge(t *testing.T, s *Store, rid string) {
+	t.Helper()
+	if _, _, err := s.Charge("acme", "key_abc", rid, lights, testNow); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // ledgerBuckets are the buckets the committer writes.
 var ledgerBuckets = [][]byte{bucketOrgs, bucketLedger, bucketUsage, bucketPending, bucketRefunded}
 
@@ -192,14 +213,9 @@ func TestJournal_CrashReplaysEveryWrite(t *testing.T) {
 // written in, its own was never answered.
 func TestJournal_TornRecordEndsReplay(t *testing.T) {
 	holdEpochs(t)
-	s := MustOpenStore(t)
-	mustAddOrg(t, s, "acme", "trial", 100)
-	mustKey(t, s)
-	ds := []state.DatasetPrice{{ID: "lights", Price: 2}}
+	s := keyedStore(t)
 	for i := range 3 {
-		if _, _, err := s.Charge("acme", "key_abc", fmt.Sprintf("r%d", i), ds, testNow); err != nil {
-			t.Fatal(err)
-		}
+		mustCharge(t, s, fmt.Sprintf("r%d", i))
 	}
 	crashed := crashCopy(t, s)
 	j := &journal{path: crashed + journalSuffix, key: s.journal.key}
@@ -237,13 +253,8 @@ func TestJournal_TornRecordEndsReplay(t *testing.T) {
 // records of another file, are never replayed.
 func TestJournal_StaleRecordsNotReplayed(t *testing.T) {
 	holdEpochs(t)
-	s := MustOpenStore(t)
-	mustAddOrg(t, s, "acme", "trial", 100)
-	mustKey(t, s)
-	ds := []state.DatasetPrice{{ID: "lights", Price: 2}}
-	if _, _, err := s.Charge("acme", "key_abc", "r1", ds, testNow); err != nil {
-		t.Fatal(err)
-	}
+	s := keyedStore(t)
+	mustCharge(t, s, "r1")
 	old, err := os.ReadFile(s.path + journalSuffix)
 	if err != nil {
 		t.Fatal(err)
@@ -276,12 +287,8 @@ func TestJournal_StaleRecordsNotReplayed(t *testing.T) {
 	}
 
 	// Another file at the same transaction: its key differs.
-	other := MustOpenStore(t)
-	mustAddOrg(t, other, "acme", "trial", 100)
-	mustKey(t, other)
-	if _, _, err := other.Charge("acme", "key_abc", "r1", ds, testNow); err != nil {
-		t.Fatal(err)
-	}
+	other := keyedStore(t)
+	mustCharge(t, other, "r1")
 	foreign := crashCopy(t, other)
 	copyFile(t, s.path, foreign) // s's file beside other's journal
 	rep, err := CheckFile(context.Background(), foreign)
@@ -295,9 +302,7 @@ func TestJournal_StaleRecordsNotReplayed(t *testing.T) {
 
 // Compact gives the copy a journal key of its own.
 func TestJournal_CompactNewKey(t *testing.T) {
-	s := MustOpenStore(t)
-	mustAddOrg(t, s, "acme", "trial", 100)
-	mustKey(t, s)
+	s := keyedStore(t)
 	before := s.journal.key
 	if _, err := s.Compact(context.Background()); err != nil {
 		t.Fatal(err)
@@ -312,11 +317,8 @@ func TestJournal_CompactNewKey(t *testing.T) {
 	// Charges after the swap are journaled for the new file (the first
 	// may be folded: Compact asked the committer to fold).
 	holdEpochs(t)
-	for _, rid := range []string{"r1", "r2"} {
-		if _, _, err := s.Charge("acme", "key_abc", rid, []state.DatasetPrice{{ID: "lights", Price: 2}}, testNow); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mustCharge(t, s, "r1")
+	mustCharge(t, s, "r2")
 	rep, err := CheckFile(context.Background(), crashCopy(t, s))
 	if err != nil || rep.Journal < 1 {
 		t.Errorf("a crash copy after the compaction: %d records, %v", rep.Journal, err)
@@ -327,22 +329,15 @@ func TestJournal_CompactNewKey(t *testing.T) {
 // groups answered before it stay, and later writes go on.
 func TestJournal_WriteFailureKeepsAnsweredWrites(t *testing.T) {
 	holdEpochs(t)
-	s := MustOpenStore(t)
-	mustAddOrg(t, s, "acme", "trial", 100)
-	mustKey(t, s)
-	ds := []state.DatasetPrice{{ID: "lights", Price: 2}}
-	if _, _, err := s.Charge("acme", "key_abc", "r1", ds, testNow); err != nil {
-		t.Fatal(err)
-	}
+	s := keyedStore(t)
+	mustCharge(t, s, "r1")
 	// Break the journal behind the committer's back: the next record's
 	// write fails.
 	_ = s.journal.f.Close()
-	if _, _, err := s.Charge("acme", "key_abc", "r2", ds, testNow); err == nil {
+	if _, _, err := s.Charge("acme", "key_abc", "r2", lights, testNow); err == nil {
 		t.Fatal("a charge was answered with its journal write failing")
 	}
-	if _, _, err := s.Charge("acme", "key_abc", "r3", ds, testNow); err != nil {
-		t.Fatalf("the charge after the failure: %v", err)
-	}
+	mustCharge(t, s, "r3")
 	o, entries := mustOrgLedger(t, s, "acme")
 	var rids []string
 	for _, e := range entries[1:] {
@@ -390,9 +385,7 @@ func TestJournal_CloseRemovesIt(t *testing.T) {
 	}
 	mustAddOrg(t, s, "acme", "trial", 100)
 	mustKey(t, s)
-	if _, _, err := s.Charge("acme", "key_abc", "r1", []state.DatasetPrice{{ID: "lights", Price: 2}}, testNow); err != nil {
-		t.Fatal(err)
-	}
+	mustCharge(t, s, "r1")
 	if _, err := os.Stat(path + journalSuffix); err != nil {
 		t.Fatalf("no journal while an epoch holds a charge: %v", err)
 	}
