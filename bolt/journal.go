@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"unsafe"
 
 	"frameindex/state"
 
@@ -23,9 +24,10 @@ import (
 // committer (committer.go) instead keeps one write transaction open across
 // many groups (an epoch) and makes each group durable by appending what it
 // wrote (its redo: the puts, deletes and bucket sequences, as bytes) to a
-// journal file beside the data file (PATH.journal) and syncing that: one
-// write and one fdatasync of a file whose blocks are already allocated,
-// 0.05 ms and 0.016 ms of CPU. The epoch's transaction is committed into
+// journal file beside the data file (PATH.journal), in one direct,
+// synchronous write (O_DIRECT|O_DSYNC) to blocks already allocated: 0.04
+// ms, and 14 µs of CPU where a buffered write and an fdatasync take 0.05
+// ms and 23 µs (writeRecord). The epoch's transaction is committed into
 // the data file (folded) every foldEvery, when it falls idle, when the
 // journal is full, and at once when another writer or a reader of the
 // ledger asks; the journal is then spent, and the next epoch writes over
@@ -66,6 +68,11 @@ const (
 	redoDelete = 2
 	redoSeq    = 3
 
+	// directBlock is the unit of a direct write (O_DIRECT): its offset,
+	// length and memory are aligned to it. 4096 serves disks of 512-byte
+	// and of 4096-byte sectors.
+	directBlock = 4096
+
 	// journalChunk is how much the journal grows at a time: written as
 	// zeros and synced, so that a record's own sync writes no file
 	// metadata.
@@ -90,7 +97,13 @@ type journal struct {
 	f    *os.File // opened at the first record
 	size int64    // bytes of the file allocated (written and synced)
 	off  int64    // where the next record goes
-	base uint64   // the id of the transaction the records at [0, off) are for
+	// direct says f was opened for direct, synchronous writes
+	// (openJournalFile): a record is written in whole blocks, the first
+	// of which begins with tail, what the block at off already holds.
+	direct bool
+	tail   [directBlock]byte
+	wbuf   []byte // the blocks being written, aligned to directBlock
+	base   uint64 // the id of the transaction the records at [0, off) are for
 
 	// open is the committer's open transaction: a write helper notes its
 	// writes in buf only when it writes in this transaction.
@@ -313,7 +326,7 @@ func (j *journal) writeGroup() error {
 		return errJournalFull
 	}
 	if j.f == nil {
-		f, err := os.OpenFile(j.path, os.O_RDWR|os.O_CREATE, fileMode)
+		f, direct, err := openJournalFile(j.path)
 		if err != nil {
 			return fmt.Errorf("open the journal %s: %w", j.path, err)
 		}
@@ -327,33 +340,87 @@ func (j *journal) writeGroup() error {
 			_ = f.Close()
 			return fmt.Errorf("open the journal %s: %w", j.path, err)
 		}
-		j.f, j.size = f, fi.Size()
+		if direct && fi.Size()%directBlock != 0 {
+			// Cut short while it grew: its end cannot be written
+			// directly; buffered writes need no alignment.
+			_ = f.Close()
+			if f, err = os.OpenFile(j.path, os.O_RDWR, fileMode); err != nil {
+				return fmt.Errorf("open the journal %s: %w", j.path, err)
+			}
+			direct = false
+		}
+		j.f, j.size, j.direct = f, fi.Size(), direct
 	}
 	if j.off+n > j.size {
 		if err := j.grow(j.off + n); err != nil {
 			return err
 		}
 	}
-	rec := make([]byte, journalHeader, n)
-	copy(rec, journalMagic)
-	binary.BigEndian.PutUint32(rec[4:], uint32(len(payload)))
-	binary.BigEndian.PutUint64(rec[12:], j.key)
-	binary.BigEndian.PutUint64(rec[20:], j.base)
-	rec = append(rec, payload...)
-	binary.BigEndian.PutUint32(rec[8:], crc32.Checksum(rec[12:], journalCRC))
-	if _, err := j.f.WriteAt(rec, j.off); err != nil {
+	if err := j.writeRecord(payload); err != nil {
+		// What the failed write or sync left on disk is unknown (Linux
+		// may have dropped the dirty pages): the next record reopens the
+		// file, and rewrites the block at off whole.
 		j.drop()
 		return fmt.Errorf("write the journal %s: %w", j.path, err)
-	}
-	if err := fdatasync(j.f); err != nil {
-		// What the failed sync left on disk is unknown (Linux may have
-		// dropped the dirty pages): the next record reopens the file.
-		j.drop()
-		return fmt.Errorf("sync the journal %s: %w", j.path, err)
 	}
 	j.off += n
 	j.mark = len(j.buf)
 	return nil
+}
+
+// writeRecord writes the record of payload at off and returns once it is
+// on the disk. The record is framed in the block buffer (wbuf). A file
+// opened for direct writes (O_DIRECT|O_DSYNC) is written in whole blocks:
+// from the one holding off to the one holding the record's end, the first
+// beginning with what the file holds before off (tail), the last padded
+// with zeros, which the next record overwrites. Rewriting the bytes of the
+// records before off with the same bytes cannot tear them, as a write of a
+// block leaves each sector old or new; it is what PostgreSQL's write-ahead
+// log does with its last page. Otherwise the record alone is written and
+// the file synced (fdatasync).
+func (j *journal) writeRecord(payload []byte) error {
+	start := j.off &^ (directBlock - 1)
+	head := int(j.off - start)
+	end := head + journalHeader + len(payload)
+	size := (end + directBlock - 1) &^ (directBlock - 1)
+	if cap(j.wbuf) < size {
+		j.wbuf = alignedBlocks(size + 16*directBlock)
+	}
+	buf := j.wbuf[:size]
+	copy(buf, j.tail[:head])
+	rec := buf[head:end]
+	copy(rec, journalMagic)
+	binary.BigEndian.PutUint32(rec[4:], uint32(len(payload)))
+	binary.BigEndian.PutUint64(rec[12:], j.key)
+	binary.BigEndian.PutUint64(rec[20:], j.base)
+	copy(rec[journalHeader:], payload)
+	binary.BigEndian.PutUint32(rec[8:], crc32.Checksum(rec[12:], journalCRC))
+	clear(buf[end:])
+	if j.direct {
+		if _, err := j.f.WriteAt(buf, start); err != nil {
+			return err
+		}
+	} else {
+		if _, err := j.f.WriteAt(rec, j.off); err != nil {
+			return err
+		}
+		if err := fdatasync(j.f); err != nil {
+			return err
+		}
+	}
+	copy(j.tail[:], buf[end&^(directBlock-1):])
+	if cap(j.wbuf) > 1<<20 {
+		j.wbuf = nil
+	}
+	return nil
+}
+
+// alignedBlocks returns size bytes (a multiple of directBlock) whose
+// address is a multiple of directBlock, as O_DIRECT needs.
+func alignedBlocks(size int) []byte {
+	b := make([]byte, size+directBlock)
+	skip := (directBlock - int(uintptr(unsafe.Pointer(unsafe.SliceData(b)))%directBlock)) % directBlock
+	return b[skip : skip+size : skip+size]
 }
 
 // drop closes the journal file after a failed write: the next record
@@ -367,7 +434,7 @@ func (j *journal) drop() {
 // zeros, and syncs them and the directory entry.
 func (j *journal) grow(size int64) error {
 	to := (size + journalChunk - 1) / journalChunk * journalChunk
-	zeros := make([]byte, journalChunk)
+	zeros := alignedBlocks(journalChunk)
 	for at := j.size; at < to; at += journalChunk {
 		if _, err := j.f.WriteAt(zeros, at); err != nil {
 			return fmt.Errorf("grow the journal %s: %w", j.path, err)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -302,6 +303,7 @@ func TestJournal_StaleRecordsNotReplayed(t *testing.T) {
 
 // Compact gives the copy a journal key of its own.
 func TestJournal_CompactNewKey(t *testing.T) {
+	holdEpochs(t) // before the store: its committer reads the timings until it closes
 	s := keyedStore(t)
 	before := s.journal.key
 	if _, err := s.Compact(context.Background()); err != nil {
@@ -316,7 +318,6 @@ func TestJournal_CompactNewKey(t *testing.T) {
 	}
 	// Charges after the swap are journaled for the new file (the first
 	// may be folded: Compact asked the committer to fold).
-	holdEpochs(t)
 	mustCharge(t, s, "r1")
 	mustCharge(t, s, "r2")
 	rep, err := CheckFile(context.Background(), crashCopy(t, s))
@@ -500,4 +501,73 @@ func FuzzRecordEncoding(f *testing.F) {
 			t.Fatalf("organisation %+v:\n got %s (%v)\nwant %s (%v)", o, got, gerr, want, werr)
 		}
 	})
+}
+
+// Records written one after another read back whole, however they fall
+// across the blocks a direct write rewrites: ending inside a block, on
+// its end, spanning several; through direct writes (O_DIRECT|O_DSYNC,
+// where the file system has them) and through buffered ones with
+// fdatasync. A record after a failed write (the file dropped and
+// reopened) rewrites the block whole and keeps the ones before it.
+func TestJournal_RecordsReadBack(t *testing.T) {
+	for _, mode := range []string{"direct", "buffered"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			j := &journal{path: filepath.Join(dir, "x.db"+journalSuffix), key: 7, base: 9}
+			if mode == "buffered" {
+				// A journal grown to an odd size is written buffered.
+				if err := os.WriteFile(j.path, make([]byte, directBlock+1), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			var want [][]byte
+			add := func(size int) {
+				t.Helper()
+				payload := make([]byte, size)
+				for i := range payload {
+					payload[i] = byte(rng.IntN(256))
+				}
+				j.buf = append(j.buf, payload...)
+				if err := j.writeGroup(); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, payload)
+			}
+			// Sizes whose records end inside a block, exactly at its
+			// end, and span more than one.
+			add(100)
+			add(directBlock - int(j.off%directBlock) - journalHeader)
+			if j.off%directBlock != 0 {
+				t.Fatalf("a record was to end on a block's end, off %d", j.off)
+			}
+			add(3*directBlock + 17)
+			for range 200 {
+				add(1 + rng.IntN(1500))
+			}
+			if mode == "direct" && !j.direct {
+				t.Logf("%s refuses O_DIRECT: the journal was written buffered", dir)
+			}
+			if mode == "buffered" && j.direct {
+				t.Fatal("a journal of an odd size was opened for direct writes")
+			}
+			// The file is dropped, as after a failed write; the next
+			// record reopens it and rewrites its first block.
+			j.drop()
+			add(33)
+			var got [][]byte
+			n, err := j.records(9, func(p []byte) error { got = append(got, bytes.Clone(p)); return nil })
+			if err != nil || n != len(want) {
+				t.Fatalf("read %d records (%v), wrote %d", n, err, len(want))
+			}
+			for i := range want {
+				if !bytes.Equal(got[i], want[i]) {
+					t.Fatalf("record %d of %d: %d bytes read back differ from the %d written", i, n, len(got[i]), len(want[i]))
+				}
+			}
+			if err := j.close(); err == nil {
+				t.Fatal("close removed a journal holding unfolded records")
+			}
+		})
+	}
 }
