@@ -47,9 +47,9 @@
 // settling) are the exception: the committer applies them in a write
 // transaction it keeps open across groups, makes each group durable in
 // the journal beside the file (PATH.journal) and commits the transaction
-// every 50 ms or when asked (journal.go, committer.go). The methods that
+// every 200 ms or when asked (journal.go, committer.go). The methods that
 // read balances, ledgers, usage and reservations, Snapshot and Check ask
-// for that commit first; other readers may see the ledger up to 50 ms
+// for that commit first; other readers may see the ledger up to 200 ms
 // old. Open replays the journal a crash left; Close removes it.
 //
 // # Backup, check and compaction
