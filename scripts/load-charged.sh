@@ -90,6 +90,6 @@ ledger_after=$(ledger_seq)
 printf '%-55s %10s req/s\n' "data call, 50 frames, key charged per query (median)" "$mc" \
   "data call, 50 frames, key of uncharged datasets (median)" "$mf" \
   "data call, 50 frames, the same six datasets uncharged (median)" "$mo"
-awk -v c="$mc" -v f="$mf" 'BEGIN{printf "ratio charged to uncharged:    %.2f (target >= 0.80)\n", c/f}'
-awk -v c="$mc" -v o="$mo" -v f="$mf" 'BEGIN{printf "of which the charge itself:    %.2f (charged to the same six uncharged); the sixth dataset read: %.2f\n", c/o, o/f}'
+awk -v c="$mc" -v f="$mf" 'BEGIN{printf "ratio charged to uncharged:    %.3f (target >= 0.800)\n", c/f}'
+awk -v c="$mc" -v o="$mo" -v f="$mf" 'BEGIN{printf "of which the charge itself:    %.3f (charged to the same six uncharged); the sixth dataset read: %.3f\n", c/o, o/f}'
 echo "charge entries written during the runs: $((ledger_after - ledger_before))"
