@@ -55,6 +55,11 @@ func decodeReservation(key, v []byte) (state.Reservation, error) {
 // readCounter reads a usage counter of an organisation inside tx; one that
 // does not exist is zero.
 func (s *Store) readCounter(tx *bbolt.Tx, orgID, name string) (counter, error) {
+	if p := s.pendingFor(tx); p != nil {
+		if c, ok := p.counters[counterKey{orgID, name}]; ok {
+			return c, nil
+		}
+	}
 	return s.counterIn(usageBucket(tx, orgID), orgID, name)
 }
 

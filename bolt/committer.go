@@ -370,7 +370,8 @@ func (s *Store) applyOpen(first *queuedOp, c *committer) {
 	}()
 	epochDone := c.beginEpoch()
 	firstApplied := false
-	err := s.updateRaw(func(tx *bbolt.Tx) error {
+	// epoch returns once the transaction is to commit (nil) or roll back.
+	epoch := func(tx *bbolt.Tx) error {
 		// updateRaw runs this again only when Compact swapped the file
 		// before it began, so before any write was applied.
 		group, results = group[:0], results[:0]
@@ -438,6 +439,9 @@ func (s *Store) applyOpen(first *queuedOp, c *committer) {
 			if fold {
 				return nil
 			}
+			if err := s.flushPending(tx); err != nil {
+				return err
+			}
 			switch err := j.writeGroup(); {
 			case errors.Is(err, errJournalFull):
 				return nil // the fold makes this group durable
@@ -472,6 +476,13 @@ func (s *Store) applyOpen(first *queuedOp, c *committer) {
 				return nil
 			}
 		}
+	}
+	err := s.updateRaw(func(tx *bbolt.Tx) error {
+		if err := epoch(tx); err != nil {
+			return err
+		}
+		// The balances and counters the last group left go in with it.
+		return s.flushPending(tx)
 	})
 	if j != nil {
 		j.end(err == nil)

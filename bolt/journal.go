@@ -108,6 +108,9 @@ type journal struct {
 	// open is the committer's open transaction: a write helper notes its
 	// writes in buf only when it writes in this transaction.
 	open atomic.Pointer[bbolt.Tx]
+	// pending holds the open transaction's balance and usage counter
+	// writes until its group is journaled (pending.go).
+	pending pending
 	// buf is the epoch's redo: buf[:mark] is in the journal (its groups
 	// were answered), buf[mark:] is the group being gathered.
 	buf  []byte
@@ -245,6 +248,7 @@ func parseRecord(data []byte, key, base uint64) (payload, rest []byte, ok bool) 
 // tx is not the transaction the journal's records are for (a commit came
 // between), it is journaled again from the start with the next group.
 func (j *journal) begin(tx *bbolt.Tx) error {
+	j.pending.reset()
 	j.buf = j.buf[:j.mark]
 	if j.mark > 0 {
 		if err := applyRedo(tx, j.buf); err != nil {
@@ -284,6 +288,7 @@ func (j *journal) keyless() bool { return j.newKey != nil }
 // the next epoch, and the unanswered group's writes are dropped.
 func (j *journal) end(folded bool) {
 	j.open.Store(nil)
+	j.pending.reset()
 	if folded && j.newKey != nil {
 		j.key = binary.BigEndian.Uint64(j.newKey)
 	}

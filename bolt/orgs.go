@@ -63,6 +63,11 @@ func (s *Store) Org(id string) (state.Org, error) {
 }
 
 func (s *Store) getOrg(tx *bbolt.Tx, id string) (state.Org, error) {
+	if p := s.pendingFor(tx); p != nil {
+		if o, ok := p.orgs[id]; ok {
+			return o, nil
+		}
+	}
 	v := lookup(tx, bucketOrgs, id)
 	if v == nil {
 		return state.Org{}, state.Errorf(state.ErrNotFound, "organisation %q not found", id)
@@ -97,10 +102,23 @@ func (s *Store) decodeOrg(id string, v []byte) (state.Org, error) {
 	return state.Org(r), nil
 }
 
-// putOrg stores o, which must have been read in tx, back under its id,
-// and remembers it, so that the next charge of a group reads it back
-// without decoding it.
+// putOrg stores o, which must have been read in tx, back under its id. In
+// the committer's open transaction it is kept pending and written once
+// per group (pending.go).
 func (s *Store) putOrg(tx *bbolt.Tx, o state.Org) error {
+	if p := s.pendingFor(tx); p != nil {
+		if p.orgs == nil {
+			p.orgs = make(map[string]state.Org)
+		}
+		p.orgs[o.ID] = o
+		return nil
+	}
+	return s.writeOrg(tx, o)
+}
+
+// writeOrg writes o's record in tx and remembers it, so that the next
+// reader of the same bytes does not decode them.
+func (s *Store) writeOrg(tx *bbolt.Tx, o state.Org) error {
 	data, err := encodeOrg(o)
 	if err != nil {
 		return err

@@ -56,14 +56,11 @@ func (s *Store) addCounter(tx *bbolt.Tx, orgID, name string, count, credits int6
 	if len(name) == 0 || len(name) > bbolt.MaxKeySize {
 		return counter{}, state.Errorf(state.ErrInvalid, "invalid usage counter name of %d bytes", len(name))
 	}
-	if lookup(tx, bucketOrgs, orgID) == nil {
+	p := s.pendingFor(tx)
+	if _, pend := p.org(orgID); !pend && lookup(tx, bucketOrgs, orgID) == nil {
 		return counter{}, state.Errorf(state.ErrNotFound, "organisation %q not found", orgID)
 	}
-	b, err := s.writeBucket(tx, bucketUsage, []byte(orgID))
-	if err != nil {
-		return counter{}, err
-	}
-	c, err := s.counterIn(b.Bucket, orgID, name)
+	c, err := s.readCounter(tx, orgID, name)
 	if err != nil {
 		return counter{}, err
 	}
@@ -76,6 +73,17 @@ func (s *Store) addCounter(tx *bbolt.Tx, orgID, name string, count, credits int6
 		return counter{}, state.Errorf(state.ErrInvalid, "usage counter %q of organisation %q would go below zero (%d, %d credits; adding %d, %d credits)", name, orgID, c.Count, c.Credits, count, credits)
 	}
 	c = counter{n, cr}
+	if p != nil {
+		if p.counters == nil {
+			p.counters = make(map[counterKey]counter)
+		}
+		p.counters[counterKey{orgID, name}] = c
+		return c, nil
+	}
+	b, err := s.writeBucket(tx, bucketUsage, []byte(orgID))
+	if err != nil {
+		return counter{}, err
+	}
 	return c, b.Put([]byte(name), c.append(make([]byte, 0, counterSize)))
 }
 
