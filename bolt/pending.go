@@ -14,7 +14,8 @@ import (
 // transaction every charge rewrote its organisation's record and its
 // usage counter: a group of charges of one organisation wrote the same
 // two keys once a charge (encoding, bbolt's put and the journal's note
-// each time, about 4 µs of a charged call's 30 in the committer). The
+// each time). Writing them once a group took the committer's CPU from 27
+// to 21 µs a charged call (profiles under wrk -c8). The
 // transaction's writes of those two records are kept here instead, and
 // written once per group: before the group's journal record (so that the
 // record holds them, and a replay gives the same file) and before the
