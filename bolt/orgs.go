@@ -63,10 +63,8 @@ func (s *Store) Org(id string) (state.Org, error) {
 }
 
 func (s *Store) getOrg(tx *bbolt.Tx, id string) (state.Org, error) {
-	if p := s.pendingFor(tx); p != nil {
-		if o, ok := p.orgs[id]; ok {
-			return o, nil
-		}
+	if o, ok := s.pendingFor(tx).org(id); ok {
+		return o, nil
 	}
 	v := lookup(tx, bucketOrgs, id)
 	if v == nil {
