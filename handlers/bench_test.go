@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"crypto/subtle"
+	"frameindex/logging"
 	"io"
 	"log/slog"
 	"net/http"
@@ -62,7 +63,8 @@ func (w *discardWriter) WriteHeader(s int)           { w.status = s }
 func (w *discardWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
 
 // benchServer is a Server over the bench lattice with one key, logging JSON
-// to io.Discard (so log formatting is measured too).
+// to io.Discard through the server's own log handler (so log formatting is
+// measured too, as serve does it).
 func benchServer(b *testing.B) *Server {
 	b.Helper()
 	ix := benchIndex(b)
@@ -76,7 +78,7 @@ func benchServer(b *testing.B) *Server {
 	return New(Config{
 		Frames:  func() FrameIndex { return ix },
 		Keys:    func() KeyLookup { return keys },
-		Logger:  slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		Logger:  slog.New(logging.NewJSONHandler(io.Discard, nil)),
 		Limiter: limiter.New(lc, limiter.NewMemory(lc), nil),
 	})
 }

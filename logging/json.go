@@ -64,61 +64,100 @@ func (h *fastJSONHandler) Handle(ctx context.Context, r slog.Record) error {
 	return err
 }
 
+// AttrsHandler is a handler that also takes a record as its parts, the
+// attributes in a slice, writing what Handle would for the record they
+// make: the access log hands its line over without building a slog.Record
+// (which copies the attributes, allocating past five) or visiting them
+// through a callback.
+type AttrsHandler interface {
+	HandleAttrs(ctx context.Context, t time.Time, level slog.Level, msg string, attrs []slog.Attr) error
+}
+
+// HandleAttrs writes the record of t, level, msg and attrs, as Handle.
+func (h *fastJSONHandler) HandleAttrs(ctx context.Context, t time.Time, level slog.Level, msg string, attrs []slog.Attr) error {
+	bp := lineBufs.Get().(*[]byte)
+	defer lineBufs.Put(bp)
+	buf, ok := appendHead((*bp)[:0], t, level, msg)
+	for i := 0; ok && i < len(attrs); i++ {
+		buf, ok = appendAttr(buf, attrs[i])
+	}
+	if !ok {
+		r := slog.NewRecord(t, level, msg, 0)
+		r.AddAttrs(attrs...)
+		return h.slow.Handle(ctx, r)
+	}
+	buf = append(buf, '}', '\n')
+	*bp = buf
+	_, err := h.w.Write(buf)
+	return err
+}
+
 // appendRecord appends r as slog.JSONHandler would, or reports false when it
 // holds something only the standard handler should write.
 func appendRecord(buf []byte, r slog.Record) ([]byte, bool) {
-	if !plainString(r.Message) {
+	buf, ok := appendHead(buf, r.Time, r.Level, r.Message)
+	if !ok {
 		return buf, false
 	}
-	buf = append(buf, '{')
-	if !r.Time.IsZero() {
-		buf = append(buf, `"time":"`...)
-		buf = r.Time.AppendFormat(buf, time.RFC3339Nano)
-		buf = append(buf, `",`...)
-	}
-	buf = append(buf, `"level":"`...)
-	buf = append(buf, r.Level.String()...)
-	buf = append(buf, `","msg":"`...)
-	buf = append(buf, r.Message...)
-	buf = append(buf, '"')
-	ok := true
 	r.Attrs(func(a slog.Attr) bool {
-		if !plainString(a.Key) {
-			ok = false
-			return false
-		}
-		v := a.Value.Resolve()
-		buf = append(buf, `,"`...)
-		buf = append(buf, a.Key...)
-		buf = append(buf, `":`...)
-		switch v.Kind() {
-		case slog.KindString:
-			s := v.String()
-			if !plainString(s) {
-				ok = false
-				return false
-			}
-			buf = append(buf, '"')
-			buf = append(buf, s...)
-			buf = append(buf, '"')
-		case slog.KindInt64:
-			buf = strconv.AppendInt(buf, v.Int64(), 10)
-		case slog.KindUint64:
-			buf = strconv.AppendUint(buf, v.Uint64(), 10)
-		case slog.KindBool:
-			buf = strconv.AppendBool(buf, v.Bool())
-		case slog.KindDuration:
-			buf = strconv.AppendInt(buf, int64(v.Duration()), 10)
-		default:
-			ok = false
-			return false
-		}
-		return true
+		buf, ok = appendAttr(buf, a)
+		return ok
 	})
 	if !ok {
 		return buf, false
 	}
 	return append(buf, '}', '\n'), true
+}
+
+// appendHead appends a line's opening: its time, level and message.
+func appendHead(buf []byte, t time.Time, level slog.Level, msg string) ([]byte, bool) {
+	if !plainString(msg) {
+		return buf, false
+	}
+	buf = append(buf, '{')
+	if !t.IsZero() {
+		buf = append(buf, `"time":"`...)
+		buf = t.AppendFormat(buf, time.RFC3339Nano)
+		buf = append(buf, `",`...)
+	}
+	buf = append(buf, `"level":"`...)
+	buf = append(buf, level.String()...)
+	buf = append(buf, `","msg":"`...)
+	buf = append(buf, msg...)
+	return append(buf, '"'), true
+}
+
+// appendAttr appends one attribute, or reports false when only the
+// standard handler should write it.
+func appendAttr(buf []byte, a slog.Attr) ([]byte, bool) {
+	if !plainString(a.Key) {
+		return buf, false
+	}
+	v := a.Value.Resolve()
+	buf = append(buf, `,"`...)
+	buf = append(buf, a.Key...)
+	buf = append(buf, `":`...)
+	switch v.Kind() {
+	case slog.KindString:
+		s := v.String()
+		if !plainString(s) {
+			return buf, false
+		}
+		buf = append(buf, '"')
+		buf = append(buf, s...)
+		buf = append(buf, '"')
+	case slog.KindInt64:
+		buf = strconv.AppendInt(buf, v.Int64(), 10)
+	case slog.KindUint64:
+		buf = strconv.AppendUint(buf, v.Uint64(), 10)
+	case slog.KindBool:
+		buf = strconv.AppendBool(buf, v.Bool())
+	case slog.KindDuration:
+		buf = strconv.AppendInt(buf, int64(v.Duration()), 10)
+	default:
+		return buf, false
+	}
+	return buf, true
 }
 
 // plainString reports whether s needs no JSON escaping under slog's rules:
