@@ -24,6 +24,7 @@ import (
 	"frameindex/enrich"
 	"frameindex/handlers"
 	"frameindex/index"
+	"frameindex/internal/gcfloor"
 	"frameindex/limiter"
 	"frameindex/logging"
 	"frameindex/narrate"
@@ -42,6 +43,7 @@ type serveOptions struct {
 	PublicURL    string // the address clients use, for links and Secure cookies; "" builds links from known hosts only
 	LogFormat    string
 	CPUProfile   string
+	GCFloorMiB   int // heap floor of the garbage collector; 0: Go's default pacing
 	Limits       limiter.Config
 	Node         nodeOptions
 	Limiter      string // where the buckets live: "memory" or a Redis URL
@@ -84,6 +86,8 @@ func (o *serveOptions) AddFlags(cmd *cobra.Command) {
 	}
 	o.Node.addFlags(cmd)
 	addLimiterFlag(cmd, &o.Limiter)
+	cmd.Flags().IntVar(&o.GCFloorMiB, "gc-floor-mib", 64,
+		"let the heap grow this many MiB above the live heap between garbage collections (or double, if more): fewer collections for a little memory; 0 keeps Go's default, as does GOGC or GOMEMLIMIT set in the environment")
 	cmd.Flags().StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for performance work)")
 	cmd.Flags().MarkHidden("cpuprofile")
 }
@@ -264,6 +268,12 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if o.GCFloorMiB < 0 {
+		return fmt.Errorf("--gc-floor-mib must be 0 or more, not %d", o.GCFloorMiB)
+	}
+	if o.GCFloorMiB > 0 && !gcfloor.Overridden() {
+		defer gcfloor.Start(uint64(o.GCFloorMiB) << 20).Stop()
 	}
 	store, err := bolt.Open(o.Data, bolt.Options{})
 	if err != nil {
