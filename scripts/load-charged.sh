@@ -15,6 +15,7 @@
 #   CONNS=N scripts/load-charged.sh ...           N connections (default 8)
 #   DEMO_DB=FILE scripts/load-charged.sh ...      reuse (or make) the demo
 #                                                 file FILE; it is written to
+#   SERVE_FLAGS='--gc-floor-mib 0' scripts/load-charged.sh ...   extra flags
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR=${1:-10}
@@ -34,7 +35,7 @@ out="$work/demo.out"
 # The spec's limits would refuse all but the first 120 requests of a key;
 # raise them so that the charge's cost is measured, not the refusals.
 "$work/frameindex" demo --data "$db" --addr 127.0.0.1:0 \
-  --limit-key-rate 6e10 --limit-key-burst 1000000000 --limit-org-rate 6e10 --limit-org-burst 1000000000 \
+  --limit-key-rate 6e10 --limit-key-burst 1000000000 --limit-org-rate 6e10 --limit-org-burst 1000000000 ${SERVE_FLAGS:-} \
   >"$out" 2>"$work/demo.err" &
 pids+=($!)
 url=""
