@@ -258,6 +258,9 @@ func (l *live) changed(c admin.Change) {
 // listener is open, with its address.
 func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(addr string, frames int)) error {
 	start := time.Now()
+	if o.GCFloorMiB < 0 {
+		return fmt.Errorf("--gc-floor-mib must be 0 or more, not %d", o.GCFloorMiB)
+	}
 	if o.CPUProfile != "" {
 		f, err := os.Create(o.CPUProfile)
 		if err != nil {
@@ -268,9 +271,6 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 			return err
 		}
 		defer pprof.StopCPUProfile()
-	}
-	if o.GCFloorMiB < 0 {
-		return fmt.Errorf("--gc-floor-mib must be 0 or more, not %d", o.GCFloorMiB)
 	}
 	if o.GCFloorMiB > 0 && !gcfloor.Overridden() {
 		defer gcfloor.Start(uint64(o.GCFloorMiB) << 20).Stop()

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -64,7 +65,7 @@ func TestE2E_GCFloor(t *testing.T) {
 	})
 	t.Run("a negative floor", func(t *testing.T) {
 		dir := t.TempDir()
-		data := dir + "/frames.db"
+		data := filepath.Join(dir, "frames.db")
 		mustCLI(t, "grid", "build", "--boundary", writeBoundary(t, dir, 7.40, 9.00, 7.55, 9.10, nil), "--data", data)
 		_, errOut, code := cli(t, "serve", "--data", data, "--addr", "127.0.0.1:0", "--gc-floor-mib", "-1")
 		if code == 0 || !strings.Contains(errOut, "--gc-floor-mib must be 0 or more, not -1") {

@@ -9,9 +9,9 @@
 // Go's default would use. A larger live heap (big caches) gets Go's default
 // unchanged.
 //
-// After every collection the percent is set again from the live heap the
-// collection measured: floor·100/(live + stacks + globals), at least 100. The runtime has no
-// minimum-heap setting; GOMEMLIMIT bounds from above, not below.
+// After every collection the percent is set again from what the collection
+// measured: floor·100/(live + stacks + globals), at least 100. The runtime
+// has no minimum-heap setting; GOMEMLIMIT bounds from above, not below.
 package gcfloor
 
 import (
@@ -90,6 +90,11 @@ func newSample() []metrics.Sample {
 		{Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}}
 }
 
+// base is what the runtime grows the goal from by the percent: the live
+// heap and the goroutine stacks and globals it scans besides, as read into
+// a newSample.
+func base(s []metrics.Sample) uint64 { return read(s, 0) + read(s, 2) + read(s, 3) }
+
 func read(s []metrics.Sample, i int) uint64 {
 	if s[i].Value.Kind() != metrics.KindUint64 {
 		return 0
@@ -101,10 +106,7 @@ func (f *Floor) tune() {
 	// Cleanups run one at a time on one goroutine, and Start's call comes
 	// before the first is armed, so the sample slice is not shared.
 	metrics.Read(f.sample)
-	// The runtime grows the goal by the percent of the live heap and of
-	// the goroutine stacks and globals it scans besides.
-	base := read(f.sample, 0) + read(f.sample, 2) + read(f.sample, 3)
-	want, now := Percent(base, f.floor), int(read(f.sample, 1))
+	want, now := Percent(base(f.sample), f.floor), int(read(f.sample, 1))
 	// Small moves are left alone, so that collections do not churn the
 	// setting: only a change of more than a twentieth is made.
 	if abs(now-want)*20 > want {
@@ -118,9 +120,6 @@ func percentInForce() int {
 	metrics.Read(s)
 	return int(read(s, 1))
 }
-
-// Percent is the percent in force.
-func (f *Floor) Percent() int { return percentInForce() }
 
 // Stop ends the tuning and restores the percent from before Start.
 func (f *Floor) Stop() {

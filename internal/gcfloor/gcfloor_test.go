@@ -32,25 +32,24 @@ func TestPercent(t *testing.T) {
 // heap is what the tuner's percent is computed from (the live heap, the
 // stacks and globals) and the runtime's heap goal.
 func heap() (live, goal uint64) {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/heap/goal:bytes"},
-		{Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}}
+	s := append(newSample(), metrics.Sample{Name: "/gc/heap/goal:bytes"})
 	metrics.Read(s)
-	return s[0].Value.Uint64() + s[2].Value.Uint64() + s[3].Value.Uint64(), s[1].Value.Uint64()
+	return base(s), read(s, len(s)-1)
 }
 
 // waitPercent collects until the tuner has set want, or fails.
-func waitPercent(t *testing.T, f *Floor, want func() int) {
+func waitPercent(t *testing.T, want func() int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond) // the cleanup runs on its own goroutine
 		w := want()
-		if got := f.Percent(); abs(got-w)*20 <= w {
+		if got := percentInForce(); abs(got-w)*20 <= w {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("percent %d after collections, want about %d", f.Percent(), w)
+			t.Fatalf("percent %d after collections, want about %d", percentInForce(), w)
 		}
 	}
 }
@@ -65,9 +64,9 @@ func TestStart_FollowsTheLiveHeap(t *testing.T) {
 
 	f := Start(floor)
 	defer f.Stop()
-	waitPercent(t, f, func() int { l, _ := heap(); return Percent(l, floor) })
-	if f.Percent() < 200 {
-		t.Fatalf("percent %d with a live heap of a few MiB and a 48 MiB floor", f.Percent())
+	waitPercent(t, func() int { l, _ := heap(); return Percent(l, floor) })
+	if percentInForce() < 200 {
+		t.Fatalf("percent %d with a live heap of a few MiB and a 48 MiB floor", percentInForce())
 	}
 	runtime.GC()
 	live, goal := heap()
@@ -83,12 +82,12 @@ func TestStart_FollowsTheLiveHeap(t *testing.T) {
 		b[0] = 1
 		big = append(big, b)
 	}
-	waitPercent(t, f, func() int { return 100 })
+	waitPercent(t, func() int { return 100 })
 	runtime.KeepAlive(big)
 	big = nil
 
 	// Back to a small live heap: the floor again.
-	waitPercent(t, f, func() int { l, _ := heap(); return Percent(l, floor) })
+	waitPercent(t, func() int { l, _ := heap(); return Percent(l, floor) })
 
 	f.Stop()
 	if got := percentInForce(); got != 100 {
