@@ -155,6 +155,28 @@ type committer struct {
 	// reader of the ledger asks for a fold first (settled).
 	dirty     atomic.Bool
 	epochDone chan struct{} // under mu: closed when the running epoch ends; nil between epochs
+
+	stats struct { // LedgerStats
+		groups, writes, writeNanos, folds atomic.Uint64
+	}
+}
+
+// LedgerStats counts the group committer's work since the store opened,
+// for the metrics: how many ledger writes (charges, answer reservations,
+// refunds) a journal record carried on average, what the disk took to
+// write one, and how often the journal was folded into the data file.
+type LedgerStats struct {
+	Groups    uint64        // journal records written, one a group
+	Writes    uint64        // ledger writes in those groups
+	WriteTime time.Duration // time spent writing those records, syncs included
+	Folds     uint64        // epochs committed into the data file
+}
+
+// LedgerStats returns the committer's counts so far.
+func (s *Store) LedgerStats() LedgerStats {
+	c := &s.unaudited().group.stats
+	return LedgerStats{Groups: c.groups.Load(), Writes: c.writes.Load(),
+		WriteTime: time.Duration(c.writeNanos.Load()), Folds: c.folds.Load()}
 }
 
 // foldEvery bounds how long an epoch's journaled writes stay out of the
@@ -442,11 +464,17 @@ func (s *Store) applyOpen(first *queuedOp, c *committer) {
 			if err := s.flushPending(tx); err != nil {
 				return err
 			}
+			began, record := time.Now(), len(j.buf) > j.mark
 			switch err := j.writeGroup(); {
 			case errors.Is(err, errJournalFull):
 				return nil // the fold makes this group durable
 			case err != nil:
 				return err
+			}
+			if record { // a group of refusals writes none
+				c.stats.writeNanos.Add(uint64(time.Since(began)))
+				c.stats.groups.Add(1)
+				c.stats.writes.Add(uint64(len(group)))
 			}
 			// Dirty before answering: a caller told its write is
 			// durable may read the ledger at once (settled).
@@ -486,6 +514,9 @@ func (s *Store) applyOpen(first *queuedOp, c *committer) {
 	})
 	if j != nil {
 		j.end(err == nil)
+	}
+	if err == nil {
+		c.stats.folds.Add(1)
 	}
 	if !firstApplied {
 		group, results = append(group[:0], first), append(results[:0], nil)

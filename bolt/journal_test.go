@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -569,5 +570,40 @@ func TestJournal_RecordsReadBack(t *testing.T) {
 				t.Fatal("close removed a journal holding unfolded records")
 			}
 		})
+	}
+}
+
+// LedgerStats counts each journal record, the ledger writes it carried
+// and the time spent writing it, and each fold.
+func TestJournal_LedgerStats(t *testing.T) {
+	holdEpochs(t)
+	s := keyedStore(t)
+	before := s.LedgerStats()
+	if before.Groups != 0 || before.Writes != 0 || before.Folds == 0 {
+		t.Fatalf("after the keying epoch: %+v, want no record and a fold", before)
+	}
+	mustCharge(t, s, "r1")
+	mustCharge(t, s, "r2")
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, _, err := s.Charge("acme", "key_abc", fmt.Sprintf("c%d", i), lights, testNow); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	st := s.LedgerStats()
+	if st.Writes != 22 || st.Groups < 3 || st.Groups > 22 || st.WriteTime <= 0 || st.Folds != before.Folds {
+		t.Errorf("after 22 charges, epochs held: %+v", st)
+	}
+	// Reading the ledger folds the epoch.
+	if o, _ := mustOrgLedger(t, s, "acme"); o.Credits != 100-2*22 {
+		t.Errorf("balance %d", o.Credits)
+	}
+	if got := s.LedgerStats().Folds; got != before.Folds+1 {
+		t.Errorf("folds %d after a read of the ledger, want %d", got, before.Folds+1)
 	}
 }

@@ -58,11 +58,17 @@ func datasetVersions(store *bolt.Store) ([]handlers.DatasetVersion, error) {
 
 // startMetrics opens the metrics listener when o asks for one. It returns
 // nil and a no-op stop when it does not. Errors: the listener's.
-func startMetrics(o nodeOptions, h handlers.Health, frames func() int, log *slog.Logger) (*metrics.Registry, func(), error) {
+// ledger, when not nil, is the data file whose group committer keeps the
+// ledger (nil when PostgreSQL does).
+func startMetrics(o nodeOptions, h handlers.Health, frames func() int, ledger *bolt.Store, log *slog.Logger) (*metrics.Registry, func(), error) {
 	if o.MetricsAddr == "" {
 		return nil, func() {}, nil
 	}
-	reg := metrics.New(metrics.Options{Node: h.Node, Version: h.Version, Commit: h.Commit, Datasets: h.Datasets, Frames: frames})
+	opts := metrics.Options{Node: h.Node, Version: h.Version, Commit: h.Commit, Datasets: h.Datasets, Frames: frames}
+	if ledger != nil {
+		opts.Ledger = func() metrics.Ledger { return metrics.Ledger(ledger.LedgerStats()) }
+	}
+	reg := metrics.New(opts)
 	srv, err := metrics.Listen(o.MetricsAddr, reg, log)
 	if err != nil {
 		return nil, nil, err

@@ -409,7 +409,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(add
 		// revocations nor charge: the load balancer should route around it.
 		cfg.Health.Checks = append(cfg.Health.Checks, handlers.ReadyCheck{Name: "state", Check: l.shared.Ping})
 	}
-	reg, stopMetrics, err := startMetrics(o.Node, cfg.Health, func() int { return l.frames.Load().Len() }, log)
+	ledger := store
+	if l.shared != nil {
+		ledger = nil // PostgreSQL keeps the ledger
+	}
+	reg, stopMetrics, err := startMetrics(o.Node, cfg.Health, func() int { return l.frames.Load().Len() }, ledger, log)
 	if err != nil {
 		return err
 	}

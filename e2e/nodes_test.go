@@ -155,6 +155,12 @@ func TestE2E_Nodes(t *testing.T) {
 		`frameindex_ratelimit_decisions_total{kind="request",outcome="allowed"} 1`,
 		fmt.Sprintf(`frameindex_grid_frames %d`, ha.Frames),
 		`node="node-a"`,
+		// The ledger is in the file: its committer's counts are shown
+		// (the data call charged nothing).
+		"\nframeindex_ledger_journal_records_total 0\n",
+		"\nframeindex_ledger_journal_writes_total 0\n",
+		"\nframeindex_ledger_journal_write_seconds_total 0\n",
+		"\nframeindex_ledger_folds_total ",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %s", want)

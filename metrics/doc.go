@@ -16,6 +16,10 @@
 //	                                                    reason) or not worded
 //	frameindex_dataset_info{dataset,version}            1 per dataset served (read at scrape)
 //	frameindex_grid_frames                              frames of the grid served
+//	frameindex_ledger_journal_records_total             groups of ledger writes made durable
+//	frameindex_ledger_journal_writes_total              ledger writes in them (÷ records: mean group)
+//	frameindex_ledger_journal_write_seconds_total       time writing them (÷ records: disk latency)
+//	frameindex_ledger_folds_total                       journal folds into the data file
 //	frameindex_build_info{version,commit,node}          1
 //
 // and the Go runtime and process collectors (go_*, process_*).
@@ -27,7 +31,7 @@
 //
 //   - Counters live in the process: they restart at zero with it, as
 //     Prometheus expects. Sum them across nodes in the queries.
-//   - dataset_info and grid_frames are read when scraped, through the
+//   - dataset_info, grid_frames and the ledger's counts are read when scraped, through the
 //     functions Options gives; a failure there leaves the series out of
 //     that scrape (and is counted in frameindex_scrape_errors_total).
 //   - The listener has no authentication: bind it to a private address.

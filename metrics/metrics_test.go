@@ -17,6 +17,9 @@ import (
 func testRegistry(datasetsErr error) *Registry {
 	return New(Options{Node: "node-a", Version: "v1.4.0", Commit: "abc123", NoProcess: true,
 		Frames: func() int { return 1234 },
+		Ledger: func() Ledger {
+			return Ledger{Groups: 40, Writes: 150, WriteTime: 3500 * time.Microsecond, Folds: 2}
+		},
 		Datasets: func() ([]handlers.DatasetVersion, error) {
 			if datasetsErr != nil {
 				return nil, datasetsErr
@@ -79,6 +82,10 @@ func TestRegistry_CountersMove(t *testing.T) {
 		`frameindex_dataset_info{dataset="population",version="3"} 1`,
 		`frameindex_dataset_info{dataset="health",version="1"} 1`,
 		`frameindex_grid_frames 1234`,
+		`frameindex_ledger_journal_records_total 40`,
+		`frameindex_ledger_journal_writes_total 150`,
+		`frameindex_ledger_journal_write_seconds_total 0.0035`,
+		`frameindex_ledger_folds_total 2`,
 		`frameindex_build_info{commit="abc123",node="node-a",version="v1.4.0"} 1`,
 	} {
 		if !strings.Contains(text, want+"\n") {
