@@ -16,6 +16,7 @@
 #   DEMO_DB=FILE scripts/load-charged.sh ...      reuse (or make) the demo
 #                                                 file FILE; it is written to
 #   SERVE_FLAGS='--gc-floor-mib 0' scripts/load-charged.sh ...   extra flags
+# Each run also prints the server's CPU time a request and how idle the cores were.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR=${1:-10}
@@ -73,14 +74,34 @@ six=$(datasets "$charged_key")
 ledger_seq() { "${fi[@]}" org show demo --history 1 --data "$db" --json | jq '.ledger[-1].seq'; }
 ledger_before=$(ledger_seq)
 
-rps() { wrk -t1 -c"${CONNS:-8}" -d"${DUR}s" -H "Authorization: Bearer $1" "$url$path" | tee -a "$work/wrk.log" | awk '/Requests\/sec/{print $2}'; }
+# Besides the rate, each run measures the server's CPU time a request
+# (user and system, from /proc) and how idle the machine's cores were:
+# on a noisy machine the CPU a request costs moves less from run to run
+# than the rate, and the two tell a charge that costs CPU from one that
+# leaves the cores waiting for the disk.
+server=${pids[0]}
+tck=$(getconf CLK_TCK)
+cputicks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
+cpustat() { awk '/^cpu /{print $2+$3+$4+$5+$6+$7+$8+$9, $5+$6}' /proc/stat; }
+# run KEY: prints "req/s µs-of-server-CPU-a-request idle-%".
+run() {
+  local t0 t1 s0 s1 out
+  t0=$(cputicks); s0=$(cpustat)
+  out=$(wrk -t1 -c"${CONNS:-8}" -d"${DUR}s" -H "Authorization: Bearer $1" "$url$path" | tee -a "$work/wrk.log")
+  t1=$(cputicks); s1=$(cpustat)
+  awk -v out="$out" -v t=$((t1 - t0)) -v tck="$tck" -v s0="$s0" -v s1="$s1" 'BEGIN{
+    n = split(out, l, "\n"); for (i = 1; i <= n; i++) { if (l[i] ~ /requests in/) { split(l[i], w, " "); reqs = w[1] } if (l[i] ~ /Requests\/sec/) { split(l[i], w, " "); rate = w[2] } }
+    split(s0, a, " "); split(s1, b, " ")
+    printf "%s %.1f %.1f\n", rate, t / tck / reqs * 1e6, 100 * (b[2] - a[2]) / (b[1] - a[1]) }'
+}
 echo "running wrk -t1 -c${CONNS:-8} -d${DUR}s, ${RUNS} runs of each key in turn ..."
-c=() f=() o=()
+c=() f=() o=() cc=() fc=() oc=() c_idle=() f_idle=() o_idle=()
 for i in $(seq "$RUNS"); do
-  c+=("$(rps "$charged_key")")
-  f+=("$(rps "$free_key")")
-  o+=("$(rps "$same_key")")
+  read -r r u d < <(run "$charged_key"); c+=("$r") cc+=("$u") c_idle+=("$d")
+  read -r r u d < <(run "$free_key"); f+=("$r") fc+=("$u") f_idle+=("$d")
+  read -r r u d < <(run "$same_key"); o+=("$r") oc+=("$u") o_idle+=("$d")
   printf 'run %d: charged %10s req/s   uncharged %10s req/s   same six uncharged %10s req/s\n' "$i" "${c[-1]}" "${f[-1]}" "${o[-1]}"
+  printf '       server CPU a request: %6s / %6s / %6s µs;  cores idle %5s / %5s / %5s %%\n' "${cc[-1]}" "${fc[-1]}" "${oc[-1]}" "${c_idle[-1]}" "${f_idle[-1]}" "${o_idle[-1]}"
 done
 if grep -q "Non-2xx" "$work/wrk.log"; then echo "WARNING: some responses were not 2xx"; grep "Non-2xx" "$work/wrk.log"; fi
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
@@ -93,4 +114,6 @@ printf '%-55s %10s req/s\n' "data call, 50 frames, key charged per query (median
   "data call, 50 frames, the same six datasets uncharged (median)" "$mo"
 awk -v c="$mc" -v f="$mf" 'BEGIN{printf "ratio charged to uncharged:    %.3f (target >= 0.800)\n", c/f}'
 awk -v c="$mc" -v o="$mo" -v f="$mf" 'BEGIN{printf "of which the charge itself:    %.3f (charged to the same six uncharged); the sixth dataset read: %.3f\n", c/o, o/f}'
+printf 'server CPU a request (medians): charged %s µs, uncharged %s µs, the same six uncharged %s µs; cores idle %s / %s / %s %%\n' \
+  "$(median "${cc[@]}")" "$(median "${fc[@]}")" "$(median "${oc[@]}")" "$(median "${c_idle[@]}")" "$(median "${f_idle[@]}")" "$(median "${o_idle[@]}")"
 echo "charge entries written during the runs: $((ledger_after - ledger_before))"
