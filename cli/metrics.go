@@ -66,7 +66,7 @@ func startMetrics(o nodeOptions, h handlers.Health, frames func() int, ledger *b
 	}
 	opts := metrics.Options{Node: h.Node, Version: h.Version, Commit: h.Commit, Datasets: h.Datasets, Frames: frames}
 	if ledger != nil {
-		opts.Ledger = func() metrics.Ledger { return metrics.Ledger(ledger.LedgerStats()) }
+		opts.Ledger = ledger.LedgerStats
 	}
 	reg := metrics.New(opts)
 	srv, err := metrics.Listen(o.MetricsAddr, reg, log)

@@ -31,8 +31,9 @@
 //
 //   - Counters live in the process: they restart at zero with it, as
 //     Prometheus expects. Sum them across nodes in the queries.
-//   - dataset_info, grid_frames and the ledger's counts are read when scraped, through the
-//     functions Options gives; a failure there leaves the series out of
-//     that scrape (and is counted in frameindex_scrape_errors_total).
+//   - dataset_info, grid_frames and the ledger's counts are read when
+//     scraped, through the functions Options gives; a failure there
+//     leaves the series out of that scrape (and is counted in
+//     frameindex_scrape_errors_total).
 //   - The listener has no authentication: bind it to a private address.
 package metrics

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"frameindex/bolt"
 	"frameindex/handlers"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,20 +27,12 @@ type Options struct {
 	// Frames returns the number of frames of the grid served, read at each
 	// scrape; nil leaves frameindex_grid_frames out.
 	Frames func() int
-	// Ledger returns the group committer's counts, read at each scrape;
-	// nil (a node whose ledger is in PostgreSQL) leaves them out.
-	Ledger func() Ledger
+	// Ledger returns the data file's group committer's counts, read at
+	// each scrape; nil (a node whose ledger is in PostgreSQL) leaves them
+	// out.
+	Ledger func() bolt.LedgerStats
 	// NoProcess leaves out the Go runtime and process collectors (tests).
 	NoProcess bool
-}
-
-// Ledger is what the data file's group committer has done since the
-// node started (bolt.LedgerStats).
-type Ledger struct {
-	Groups    uint64        // journal records written, one a group
-	Writes    uint64        // ledger writes in those groups
-	WriteTime time.Duration // time spent writing those records
-	Folds     uint64        // epochs committed into the data file
 }
 
 // Registry holds a node's metrics. It implements handlers.Metrics; all its
@@ -113,23 +106,23 @@ func New(o Options) *Registry {
 		}, func() float64 { return float64(o.Frames()) }))
 	}
 	if o.Ledger != nil {
-		counter := func(name, help string, v func(Ledger) float64) prometheus.Collector {
+		counter := func(name, help string, v func(bolt.LedgerStats) float64) prometheus.Collector {
 			return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
 				func() float64 { return v(o.Ledger()) })
 		}
 		r.reg.MustRegister(
 			counter("frameindex_ledger_journal_records_total",
 				"Journal records written by the ledger's group committer, one per group of ledger writes made durable together.",
-				func(l Ledger) float64 { return float64(l.Groups) }),
+				func(l bolt.LedgerStats) float64 { return float64(l.Groups) }),
 			counter("frameindex_ledger_journal_writes_total",
 				"Ledger writes (charges, answer reservations, refunds) carried by those records; divided by the records, the mean group.",
-				func(l Ledger) float64 { return float64(l.Writes) }),
+				func(l bolt.LedgerStats) float64 { return float64(l.Writes) }),
 			counter("frameindex_ledger_journal_write_seconds_total",
 				"Time spent writing those records to the disk, syncs included; divided by the records, the disk's latency.",
-				func(l Ledger) float64 { return l.WriteTime.Seconds() }),
+				func(l bolt.LedgerStats) float64 { return l.WriteTime.Seconds() }),
 			counter("frameindex_ledger_folds_total",
 				"Times the journaled ledger writes were committed into the data file.",
-				func(l Ledger) float64 { return float64(l.Folds) }),
+				func(l bolt.LedgerStats) float64 { return float64(l.Folds) }),
 		)
 	}
 	if o.Datasets != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"frameindex/bolt"
 	"frameindex/handlers"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -17,8 +18,8 @@ import (
 func testRegistry(datasetsErr error) *Registry {
 	return New(Options{Node: "node-a", Version: "v1.4.0", Commit: "abc123", NoProcess: true,
 		Frames: func() int { return 1234 },
-		Ledger: func() Ledger {
-			return Ledger{Groups: 40, Writes: 150, WriteTime: 3500 * time.Microsecond, Folds: 2}
+		Ledger: func() bolt.LedgerStats {
+			return bolt.LedgerStats{Groups: 40, Writes: 150, WriteTime: 3500 * time.Microsecond, Folds: 2}
 		},
 		Datasets: func() ([]handlers.DatasetVersion, error) {
 			if datasetsErr != nil {
