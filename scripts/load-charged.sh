@@ -110,7 +110,7 @@ for i in $(seq "$RUNS"); do
   printf '       server CPU a request: %6s / %6s / %6s µs;  cores idle %5s / %5s / %5s %%\n' "${cc[-1]}" "${fc[-1]}" "${oc[-1]}" "${c_idle[-1]}" "${f_idle[-1]}" "${o_idle[-1]}"
 done
 if grep -q "Non-2xx" "$work/wrk.log"; then echo "WARNING: some responses were not 2xx"; grep "Non-2xx" "$work/wrk.log"; fi
-median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+. scripts/median.sh
 mc=$(median "${c[@]}")
 mf=$(median "${f[@]}")
 mo=$(median "${o[@]}")

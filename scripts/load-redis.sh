@@ -82,7 +82,7 @@ ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 tck=$(getconf CLK_TCK)
 # us_per PID_TICKS_BEFORE PID_TICKS_AFTER REQUESTS: microseconds of CPU a request.
 us_per() { awk -v a="$1" -v b="$2" -v n="$3" -v t="$tck" 'BEGIN{printf "%.1f", (b-a)/t*1e6/n}'; }
-median() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+. scripts/median.sh
 echo "running wrk -t1 -c16 -d${DUR}s, memory and redis in turn, x3 ..."
 mem=(); red=()
 for i in 1 2 3; do

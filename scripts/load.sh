@@ -80,6 +80,6 @@ for i in $(seq "$RUNS"); do
 done
 if grep -q "Non-2xx" "$work/wrk.log"; then echo "WARNING: some responses were not 2xx:"; grep -B8 "Non-2xx" "$work/wrk.log" | grep -E "Running|Non-2xx"; fi
 echo "frameindex after the runs: RSS $(awk '/VmRSS/{print $2, $3}' /proc/$fi_pid/status), peak $(awk '/VmHWM/{print $2, $3}' /proc/$fi_pid/status)"
-median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+. scripts/median.sh
 printf 'ratio /at to bare handler:      %.0f%% median of %d rounds (target >= 70%%)\n' "$(median "${ra[@]}")" "$RUNS"
 printf 'ratio /frames to fixed body:   %.0f%% median of %d rounds (target >= 40%%)\n' "$(median "${rf[@]}")" "$RUNS"
