@@ -464,14 +464,15 @@ func (s *Store) applyOpen(first *queuedOp, c *committer) {
 			if err := s.flushPending(tx); err != nil {
 				return err
 			}
-			began, record := time.Now(), len(j.buf) > j.mark
-			switch err := j.writeGroup(); {
+			began := time.Now()
+			wrote, err := j.writeGroup()
+			switch {
 			case errors.Is(err, errJournalFull):
 				return nil // the fold makes this group durable
 			case err != nil:
 				return err
 			}
-			if record { // a group of refusals writes none
+			if wrote { // a group of refusals writes none
 				c.stats.writeNanos.Add(uint64(time.Since(began)))
 				c.stats.groups.Add(1)
 				c.stats.writes.Add(uint64(len(group)))

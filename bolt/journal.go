@@ -319,21 +319,22 @@ func (j *journal) dirty() bool { return j.mark > 0 }
 var errJournalFull = errors.New("journal full")
 
 // writeGroup appends the group gathered since the last one (buf[mark:])
-// to the journal as one record and syncs it. A group that wrote nothing
-// writes no record. errJournalFull leaves the journal as it was.
-func (j *journal) writeGroup() error {
+// to the journal as one record and syncs it; wrote says a record was
+// written. A group that wrote nothing writes no record. errJournalFull
+// leaves the journal as it was.
+func (j *journal) writeGroup() (wrote bool, err error) {
 	payload := j.buf[j.mark:]
 	if len(payload) == 0 {
-		return nil
+		return false, nil
 	}
 	n := int64(journalHeader + len(payload))
 	if j.off+n > maxJournal {
-		return errJournalFull
+		return false, errJournalFull
 	}
 	if j.f == nil {
 		f, direct, err := openJournalFile(j.path)
 		if err != nil {
-			return fmt.Errorf("open the journal %s: %w", j.path, err)
+			return false, fmt.Errorf("open the journal %s: %w", j.path, err)
 		}
 		fi, err := f.Stat()
 		if err == nil {
@@ -343,14 +344,14 @@ func (j *journal) writeGroup() error {
 		}
 		if err != nil {
 			_ = f.Close()
-			return fmt.Errorf("open the journal %s: %w", j.path, err)
+			return false, fmt.Errorf("open the journal %s: %w", j.path, err)
 		}
 		if direct && fi.Size()%directBlock != 0 {
 			// Cut short while it grew: its end cannot be written
 			// directly; buffered writes need no alignment.
 			_ = f.Close()
 			if f, err = os.OpenFile(j.path, os.O_RDWR, fileMode); err != nil {
-				return fmt.Errorf("open the journal %s: %w", j.path, err)
+				return false, fmt.Errorf("open the journal %s: %w", j.path, err)
 			}
 			direct = false
 		}
@@ -358,7 +359,7 @@ func (j *journal) writeGroup() error {
 	}
 	if j.off+n > j.size {
 		if err := j.grow(j.off + n); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if err := j.writeRecord(payload); err != nil {
@@ -366,11 +367,11 @@ func (j *journal) writeGroup() error {
 		// may have dropped the dirty pages): the next record reopens the
 		// file, and rewrites the block at off whole.
 		j.drop()
-		return fmt.Errorf("write the journal %s: %w", j.path, err)
+		return false, fmt.Errorf("write the journal %s: %w", j.path, err)
 	}
 	j.off += n
 	j.mark = len(j.buf)
-	return nil
+	return true, nil
 }
 
 // writeRecord writes the record of payload at off and returns once it is

@@ -530,7 +530,7 @@ func TestJournal_RecordsReadBack(t *testing.T) {
 					payload[i] = byte(rng.IntN(256))
 				}
 				j.buf = append(j.buf, payload...)
-				if err := j.writeGroup(); err != nil {
+				if _, err := j.writeGroup(); err != nil {
 					t.Fatal(err)
 				}
 				want = append(want, payload)
